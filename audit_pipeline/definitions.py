@@ -1,0 +1,44 @@
+"""The Dagster entry point: every asset, check, job and resource of the audit pipeline.
+
+The configuration file comes from ``$AUDIT_CONFIG`` (default: ``audit.yaml`` in the working
+directory, else the one at the repository root), so ``dagster dev`` and the CLI build the same
+graph from the same settings.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dagster import Definitions
+
+from audit_pipeline.config import load_config
+from audit_pipeline.defs.resources import resources_from_config
+from audit_pipeline.defs.vault_assets import VAULT_ASSETS, VAULT_CHECKS
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def default_config_path() -> Path:
+    configured = os.environ.get("AUDIT_CONFIG")
+    if configured:
+        return Path(configured).resolve()
+    local = Path.cwd() / "audit.yaml"
+    return local.resolve() if local.is_file() else REPO_ROOT / "audit.yaml"
+
+
+ALL_ASSETS = [*VAULT_ASSETS]
+ALL_CHECKS = [*VAULT_CHECKS]
+
+
+def build_definitions(config_path: str | Path | None = None) -> Definitions:
+    path = Path(config_path) if config_path else default_config_path()
+    config = load_config(path)
+    return Definitions(
+        assets=ALL_ASSETS,
+        asset_checks=ALL_CHECKS,
+        resources=resources_from_config(str(path.resolve()), config),
+    )
+
+
+defs = build_definitions()

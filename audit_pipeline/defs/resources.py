@@ -1,0 +1,88 @@
+"""Dagster resources: thin, configurable handles on the engine's settings and stores.
+
+Each resource holds only plain settings (so the UI can show and override them) and builds the
+engine object on demand. Heavy objects (the embedding model) are cached per process by the
+engine itself, not here.
+"""
+
+from __future__ import annotations
+
+from dagster import ConfigurableResource
+from pydantic import PrivateAttr
+
+from audit_pipeline.config import AuditConfig, load_config
+from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.index.lance_index import VaultIndex
+from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.warehouse.store import Warehouse
+
+
+class AuditSettingsResource(ConfigurableResource):
+    """The audit configuration file (``audit.yaml``)."""
+
+    config_path: str
+
+    def load(self) -> AuditConfig:
+        return load_config(self.config_path)
+
+
+class WarehouseResource(ConfigurableResource):
+    """The DuckDB warehouse; migrated to the latest schema before first use."""
+
+    duckdb_path: str
+
+    _warehouse: Warehouse | None = PrivateAttr(default=None)
+
+    def get(self) -> Warehouse:
+        if self._warehouse is None:
+            warehouse = Warehouse(self.duckdb_path)
+            warehouse.migrate()
+            self._warehouse = warehouse
+        return self._warehouse
+
+
+class EmbedderResource(ConfigurableResource):
+    """The sentence-transformers model used for the vault index and for retrieval."""
+
+    model: str
+    device: str = "cpu"
+    batch_size: int = 64
+
+    def get(self) -> SentenceTransformerEmbedder:
+        return SentenceTransformerEmbedder(self.model, self.device, self.batch_size)
+
+
+class VaultIndexResource(ConfigurableResource):
+    """The LanceDB vault index and a hybrid retriever over it."""
+
+    lancedb_path: str
+    table_name: str = "vault_chunks"
+    candidates: int = 20
+    rrf_k: int = 60
+    embedder: EmbedderResource
+
+    def index(self) -> VaultIndex:
+        return VaultIndex(self.lancedb_path, self.embedder.get(), self.table_name)
+
+    def retriever(self) -> HybridRetriever:
+        return HybridRetriever(self.index(), candidates=self.candidates, rrf_k=self.rrf_k)
+
+
+def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, object]:
+    """The resource set for one configuration file."""
+    embedder = EmbedderResource(
+        model=config.embedding.model,
+        device=config.embedding.device,
+        batch_size=config.embedding.batch_size,
+    )
+    return {
+        "settings": AuditSettingsResource(config_path=config_path),
+        "warehouse": WarehouseResource(duckdb_path=str(config.duckdb_path)),
+        "index": VaultIndexResource(
+            lancedb_path=str(config.lancedb_path),
+            table_name=config.storage.index_table,
+            candidates=config.retrieval.candidates,
+            rrf_k=config.retrieval.rrf_k,
+            embedder=embedder,
+        ),
+    }

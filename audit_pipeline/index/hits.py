@@ -1,0 +1,26 @@
+"""The result type every retriever returns, so consumers never depend on a storage engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One retrieved chunk with the scores that ranked it.
+
+    ``vector_score`` is cosine similarity (higher is closer) and ``bm25_score`` the full-text
+    relevance; either is ``None`` when that side of the hybrid search did not return the chunk.
+    ``fused_score`` is the reciprocal-rank-fusion score that orders the final list.
+    """
+
+    chunk_id: str
+    document: str  # path relative to the vault root, e.g. "encryption-standard.md"
+    title: str
+    section: str  # heading path joined with " > "
+    text: str
+    start: int  # character offsets of the chunk inside the document text
+    end: int
+    vector_score: float | None
+    bm25_score: float | None
+    fused_score: float

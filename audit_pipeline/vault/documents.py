@@ -1,0 +1,177 @@
+"""Reading the vault: which files become documents, and which are skipped and why.
+
+A vault is a directory of trusted documents maintained by people, so it will contain the odd
+binary, a file saved in Latin-1 or a stray multi-gigabyte export. Those are skipped with a
+warning that names them; the audit goes on with the rest. A vault that is missing, or that
+yields no document at all, is an error: auditing against nothing would pass every claim.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+_BINARY_SNIFF_BYTES = 8192
+_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+class VaultError(RuntimeError):
+    """The vault cannot be used at all (missing, not a directory, or nothing readable)."""
+
+
+@dataclass(frozen=True)
+class VaultDocument:
+    """One trusted document. ``doc_id`` is its POSIX path relative to the vault root."""
+
+    doc_id: str
+    title: str
+    content_hash: str
+    size_bytes: int
+    modified_at: datetime
+    text: str
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class VaultScan:
+    """The result of reading a vault: the documents and the files left out."""
+
+    root: Path
+    documents: tuple[VaultDocument, ...]
+    skipped: tuple[SkippedFile, ...] = field(default=())
+
+    @property
+    def state_hash(self) -> str:
+        """One hash for the whole vault state; equal states give equal hashes."""
+        digest = hashlib.sha256()
+        for doc in self.documents:
+            digest.update(f"{doc.doc_id}\0{doc.content_hash}\n".encode())
+        return digest.hexdigest()
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _title(text: str, fallback: str) -> str:
+    match = _H1.search(text)
+    return match.group(1).strip() if match else fallback
+
+
+def _walk(root: Path, skipped: list[SkippedFile]) -> Iterator[Path]:
+    """Files under ``root`` in a stable order, following directory links once.
+
+    ``os.walk(followlinks=True)`` would loop forever on a link to an ancestor, so directories
+    are tracked by their real path and a repeat is reported instead of entered.
+    """
+    seen_dirs: set[str] = set()
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        real = os.path.realpath(directory)
+        if real in seen_dirs:
+            skipped.append(
+                SkippedFile(_rel(root, directory), "symlink loop: directory already visited")
+            )
+            continue
+        seen_dirs.add(real)
+        try:
+            entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+        except OSError as error:
+            skipped.append(
+                SkippedFile(_rel(root, directory), f"unreadable directory: {error.strerror}")
+            )
+            continue
+        subdirs: list[Path] = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = Path(entry.path)
+            try:
+                if entry.is_dir(follow_symlinks=True):
+                    subdirs.append(path)
+                elif entry.is_file(follow_symlinks=True):
+                    yield path
+                elif entry.is_symlink():
+                    skipped.append(SkippedFile(_rel(root, path), "broken or looping symlink"))
+            except OSError as error:  # ELOOP on a self-referencing link
+                skipped.append(SkippedFile(_rel(root, path), f"unreadable: {error.strerror}"))
+        stack.extend(reversed(subdirs))
+
+
+def _rel(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix() if path != root else "."
+
+
+def _read_document(root: Path, path: Path, max_bytes: int) -> VaultDocument | SkippedFile:
+    rel = _rel(root, path)
+    try:
+        stat = path.stat()
+        if stat.st_size > max_bytes:
+            return SkippedFile(
+                rel, f"larger than the {max_bytes}-byte limit ({stat.st_size} bytes)"
+            )
+        if stat.st_size == 0:
+            return SkippedFile(rel, "empty file")
+        raw = path.read_bytes()
+    except OSError as error:
+        return SkippedFile(rel, f"unreadable: {error.strerror}")
+    if b"\0" in raw[:_BINARY_SNIFF_BYTES]:
+        return SkippedFile(rel, "binary file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return SkippedFile(rel, f"not valid UTF-8 (byte {error.start})")
+    text = text.removeprefix("\ufeff")
+    if not text.strip():
+        return SkippedFile(rel, "contains only whitespace")
+    return VaultDocument(
+        doc_id=rel,
+        title=_title(text, path.stem),
+        content_hash=content_hash(text),
+        size_bytes=stat.st_size,
+        modified_at=datetime.fromtimestamp(stat.st_mtime, tz=UTC),
+        text=text,
+    )
+
+
+def scan_vault(
+    root: str | Path,
+    include: Sequence[str] = ("*.md", "*.markdown", "*.txt"),
+    max_file_bytes: int = 2_000_000,
+) -> VaultScan:
+    """Read every matching file under ``root``.
+
+    Raises ``VaultError`` when the vault is missing or yields no readable document.
+    """
+    root = Path(root)
+    if not root.exists():
+        raise VaultError(f"vault directory not found: {root}")
+    if not root.is_dir():
+        raise VaultError(f"vault path is not a directory: {root}")
+    skipped: list[SkippedFile] = []
+    documents: list[VaultDocument] = []
+    for path in _walk(root, skipped):
+        if not any(fnmatch.fnmatch(path.name.lower(), pattern) for pattern in include):
+            continue
+        result = _read_document(root, path, max_file_bytes)
+        (documents if isinstance(result, VaultDocument) else skipped).append(result)  # type: ignore[arg-type]
+    if not documents:
+        detail = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5])
+        raise VaultError(
+            f"vault {root} contains no readable document matching {list(include)}"
+            + (f" ({len(skipped)} skipped: {detail})" if skipped else "")
+        )
+    documents.sort(key=lambda doc: doc.doc_id)
+    return VaultScan(root=root, documents=tuple(documents), skipped=tuple(skipped))

@@ -1,0 +1,77 @@
+"""The warehouse schema as an ordered list of migrations.
+
+Analysts keep months of audit history in this file, so the schema only ever moves forward:
+a new table or column is a new migration appended here, never an edit of an applied one and
+never a drop-and-create. ``schema_migrations`` records what has been applied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "audits, vault documents and chunk metadata",
+        (
+            """
+            CREATE TABLE audits (
+                audit_id      VARCHAR PRIMARY KEY,
+                started_at    TIMESTAMPTZ NOT NULL,
+                finished_at   TIMESTAMPTZ,
+                status        VARCHAR NOT NULL,
+                target        VARCHAR,
+                suite         VARCHAR,
+                suite_hash    VARCHAR,
+                vault_hash    VARCHAR,
+                config_hash   VARCHAR,
+                dagster_run_id VARCHAR,
+                decision      VARCHAR,
+                risk          DOUBLE
+            )
+            """,
+            """
+            CREATE TABLE vault_documents (
+                doc_id        VARCHAR PRIMARY KEY,
+                title         VARCHAR NOT NULL,
+                content_hash  VARCHAR NOT NULL,
+                size_bytes    BIGINT NOT NULL,
+                modified_at   TIMESTAMPTZ NOT NULL,
+                vault_hash    VARCHAR NOT NULL,
+                indexed_at    TIMESTAMPTZ NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE vault_skipped_files (
+                path          VARCHAR NOT NULL,
+                reason        VARCHAR NOT NULL,
+                vault_hash    VARCHAR NOT NULL,
+                seen_at       TIMESTAMPTZ NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE vault_chunks (
+                chunk_id      VARCHAR PRIMARY KEY,
+                doc_id        VARCHAR NOT NULL,
+                section       VARCHAR NOT NULL,
+                chunk_index   INTEGER NOT NULL,
+                start_char    BIGINT NOT NULL,
+                end_char      BIGINT NOT NULL,
+                word_count    INTEGER NOT NULL,
+                text          VARCHAR NOT NULL,
+                doc_hash      VARCHAR NOT NULL
+            )
+            """,
+        ),
+    ),
+)
+
+LATEST_VERSION = MIGRATIONS[-1].version

@@ -1,0 +1,191 @@
+"""The DuckDB warehouse: history of every audit, written in transactions.
+
+Connections are short-lived: DuckDB lets one process hold a database file for writing, and an
+analyst's notebook or a second pipeline run must be able to get in between our writes. Opening
+a connection retries for a while when the file is locked by another process instead of failing
+the audit. Every write is one transaction that first deletes the rows it is about to replace
+(the same audit's rows of the same stage), so re-materialising a stage is idempotent, and a
+failed write rolls back and leaves the previous results as they were.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import pyarrow as pa
+
+from audit_pipeline.warehouse.migrations import MIGRATIONS, Migration
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_LOCK_MARKERS = ("could not set lock", "conflicting lock", "database is locked")
+
+
+class WarehouseError(RuntimeError):
+    """A warehouse operation failed; earlier results are untouched."""
+
+
+Rows = Sequence[Mapping[str, Any]] | pd.DataFrame | pa.Table
+
+
+def _identifier(name: str) -> str:
+    if not _IDENTIFIER.match(name):
+        raise ValueError(f"not a valid SQL identifier: {name!r}")
+    return name
+
+
+def _as_arrow(rows: Rows) -> pa.Table:
+    if isinstance(rows, pa.Table):
+        return rows
+    if isinstance(rows, pd.DataFrame):
+        return pa.Table.from_pandas(rows, preserve_index=False)
+    return pa.Table.from_pylist([dict(row) for row in rows])
+
+
+class Warehouse:
+    """A DuckDB file holding the audit schema; safe to create from any process."""
+
+    def __init__(self, path: str | Path, lock_timeout_s: float = 60.0):
+        self.path = Path(path)
+        self.lock_timeout_s = lock_timeout_s
+
+    @contextmanager
+    def connect(self, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection held only for the duration of the ``with`` block."""
+        if not read_only:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise WarehouseError(
+                    f"cannot create the warehouse directory {self.path.parent}: {error.strerror}"
+                ) from error
+        elif not self.path.exists():
+            raise WarehouseError(f"warehouse not found: {self.path} (run an audit first)")
+        connection = self._open(read_only)
+        try:
+            yield connection
+        finally:
+            connection.close()
+
+    def _open(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + self.lock_timeout_s
+        delay = 0.05
+        while True:
+            try:
+                return duckdb.connect(str(self.path), read_only=read_only)
+            except duckdb.Error as error:
+                message = str(error).lower()
+                if any(marker in message for marker in _LOCK_MARKERS):
+                    if time.monotonic() < deadline:
+                        time.sleep(delay)
+                        delay = min(delay * 2, 1.0)
+                        continue
+                    raise WarehouseError(
+                        f"warehouse {self.path} stayed locked by another process for "
+                        f"{self.lock_timeout_s:.0f} s"
+                    ) from error
+                raise WarehouseError(f"cannot open warehouse {self.path}: {error}") from error
+
+    # -- schema ----------------------------------------------------------------------------
+
+    def migrate(self) -> int:
+        """Apply pending migrations; returns the schema version now in place."""
+        with self.connect() as con:
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                " version INTEGER PRIMARY KEY, description VARCHAR NOT NULL,"
+                " applied_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp)"
+            )
+            rows = con.execute("SELECT version FROM schema_migrations").fetchall()
+            applied = {row[0] for row in rows}
+            for migration in MIGRATIONS:
+                if migration.version not in applied:
+                    self._apply(con, migration)
+            return int(con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0])
+
+    @staticmethod
+    def _apply(con: duckdb.DuckDBPyConnection, migration: Migration) -> None:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for statement in migration.statements:
+                con.execute(statement)
+            con.execute(
+                "INSERT INTO schema_migrations (version, description) VALUES (?, ?)",
+                [migration.version, migration.description],
+            )
+            con.execute("COMMIT")
+        except duckdb.Error as error:
+            con.execute("ROLLBACK")
+            raise WarehouseError(
+                f"migration {migration.version} ({migration.description}) failed: {error}"
+            ) from error
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def replace(self, table: str, rows: Rows, where: Mapping[str, Any] | None = None) -> int:
+        """Replace the rows of ``table`` matching ``where`` (all rows when None) with ``rows``.
+
+        Both steps run in one transaction: readers see the old rows or the new ones, never a
+        mix, and a failure leaves the old rows in place.
+        """
+        return self.replace_many([(table, rows, where)])
+
+    def replace_many(self, writes: Sequence[tuple[str, Rows, Mapping[str, Any] | None]]) -> int:
+        """Several ``replace`` operations in a single transaction; returns rows inserted."""
+        inserted = 0
+        with self.connect() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                for table, rows, where in writes:
+                    inserted += self._replace_in(con, _identifier(table), rows, where)
+                con.execute("COMMIT")
+            except Exception as error:
+                con.execute("ROLLBACK")
+                if isinstance(error, duckdb.Error):
+                    raise WarehouseError(f"write to {self.path} failed: {error}") from error
+                raise
+        return inserted
+
+    @staticmethod
+    def _replace_in(
+        con: duckdb.DuckDBPyConnection, table: str, rows: Rows, where: Mapping[str, Any] | None
+    ) -> int:
+        if where:
+            clause = " AND ".join(f"{_identifier(column)} = ?" for column in where)
+            con.execute(f"DELETE FROM {table} WHERE {clause}", list(where.values()))
+        else:
+            con.execute(f"DELETE FROM {table}")
+        data = _as_arrow(rows)
+        if data.num_rows == 0:
+            return 0
+        con.register("_incoming", data)
+        try:
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")
+        finally:
+            con.unregister("_incoming")
+        return data.num_rows
+
+    def execute(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        """Run one statement in its own transaction (for small updates such as audit status)."""
+        with self.connect() as con:
+            try:
+                con.execute(sql, list(params or []))
+            except duckdb.Error as error:
+                raise WarehouseError(f"statement on {self.path} failed: {error}") from error
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def query(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+        with self.connect(read_only=self.path.exists()) as con:
+            return con.execute(sql, list(params or [])).fetch_df()
+
+    def scalar(self, sql: str, params: Sequence[Any] | None = None) -> Any:
+        with self.connect(read_only=self.path.exists()) as con:
+            row = con.execute(sql, list(params or [])).fetchone()
+        return row[0] if row else None
