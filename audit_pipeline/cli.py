@@ -29,6 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="materialise the audit graph and print the summary")
     run.add_argument("--config", type=Path, default=None, help="audit configuration (audit.yaml)")
+    run.add_argument("--target", default=None, help="configured target (default: defaults.target)")
     run.add_argument("-v", "--verbose", action="store_true", help="show Dagster's step logs")
     return parser
 
@@ -37,7 +38,7 @@ def _run(args: argparse.Namespace) -> int:
     from dagster import DagsterInstance, materialize
 
     from audit_pipeline.config import ConfigError, load_config
-    from audit_pipeline.definitions import ALL_ASSETS, ALL_CHECKS, default_config_path
+    from audit_pipeline.definitions import build_assets, build_checks, default_config_path
     from audit_pipeline.defs.resources import resources_from_config
 
     config_path = (args.config or default_config_path()).resolve()
@@ -50,8 +51,14 @@ def _run(args: argparse.Namespace) -> int:
         DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
     )
     level = "DEBUG" if args.verbose else "WARNING"
+    try:
+        target, _ = config.target_config(args.target)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     result = materialize(
-        [*ALL_ASSETS, *ALL_CHECKS],
+        [*build_assets(config), *build_checks(config)],
+        partition_key=target,
         resources=resources_from_config(str(config_path), config),
         instance=instance,
         run_config={"loggers": {"console": {"config": {"log_level": level}}}},

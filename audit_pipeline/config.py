@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from audit_pipeline.embedding import DEFAULT_MODEL
+from audit_pipeline.targets.config import TargetConfig
+
+# Suite and target names become Dagster partition keys and file names: keep them plain.
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 class ConfigError(ValueError):
@@ -64,6 +69,21 @@ class RetrievalSettings(_Section):
     rrf_k: int = Field(default=60, gt=0)
 
 
+class CacheSettings(_Section):
+    """The disk response cache: CI re-runs may answer unchanged prompts from it; the weekly
+    audit bypasses it (and refreshes it)."""
+
+    dir: Path = Path("data/cache/responses")
+    use_by_default: bool = True
+
+
+class DefaultsSettings(_Section):
+    """What a run audits when nothing else is said (``make audit``, ``audit-pipeline run``)."""
+
+    suite: str | None = None
+    target: str | None = None
+
+
 class AuditConfig(_Section):
     """Everything an audit needs to know, loaded from ``audit.yaml``."""
 
@@ -72,7 +92,48 @@ class AuditConfig(_Section):
     embedding: EmbeddingSettings = EmbeddingSettings()
     storage: StorageSettings = StorageSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
+    suites: dict[str, Path] = Field(default_factory=dict)
+    targets: dict[str, TargetConfig] = Field(default_factory=dict)
+    defaults: DefaultsSettings = DefaultsSettings()
+    cache: CacheSettings = CacheSettings()
     base_dir: Path = Path(".")
+
+    @model_validator(mode="after")
+    def _names_and_defaults(self) -> AuditConfig:
+        for kind, names in (("suite", self.suites), ("target", self.targets)):
+            for name in names:
+                if not _NAME.match(name):
+                    raise ValueError(
+                        f"{kind} name {name!r} may hold only letters, digits, '_', '.', '-'"
+                    )
+        target, suite = self.defaults.target, self.defaults.suite
+        if target is not None and target not in self.targets:
+            raise ValueError(f"defaults.target: {_unknown('target', target, self.targets)}")
+        if suite is not None and suite not in self.suites:
+            raise ValueError(f"defaults.suite: {_unknown('suite', suite, self.suites)}")
+        return self
+
+    def target_config(self, name: str | None) -> tuple[str, TargetConfig]:
+        """The named target (or the default one), with a clear error for unknown names."""
+        name = name or self.defaults.target or (next(iter(self.targets)) if self.targets else None)
+        if name is None:
+            raise ConfigError("no target is configured: add one under 'targets:' in audit.yaml")
+        if name not in self.targets:
+            raise ConfigError(_unknown("target", name, self.targets))
+        return name, self.targets[name]
+
+    def suite_path(self, name: str | None) -> tuple[str, Path]:
+        """The named suite (or the default one) as an absolute path."""
+        name = name or self.defaults.suite or (next(iter(self.suites)) if self.suites else None)
+        if name is None:
+            raise ConfigError("no prompt suite is configured: add one under 'suites:'")
+        if name not in self.suites:
+            raise ConfigError(_unknown("suite", name, self.suites))
+        return name, self.resolve(self.suites[name])
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.resolve(self.cache.dir)
 
     def resolve(self, path: Path) -> Path:
         """An absolute path for a path written in the config (relative to the config file)."""
@@ -94,6 +155,10 @@ class AuditConfig(_Section):
         """A stable hash of the settings, recorded with each audit for reproducibility."""
         payload = self.model_dump(mode="json", exclude={"base_dir"})
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _unknown(kind: str, name: str, known: dict[str, object]) -> str:
+    return f"unknown {kind} {name!r}; configured: {', '.join(sorted(known)) or '(none)'}"
 
 
 def _format_validation_error(path: Path, error: ValidationError) -> str:

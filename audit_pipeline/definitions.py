@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dagster import Definitions
+from dagster import AssetChecksDefinition, AssetsDefinition, Definitions, StaticPartitionsDefinition
 
-from audit_pipeline.config import load_config
+from audit_pipeline.config import AuditConfig, load_config
 from audit_pipeline.defs.resources import resources_from_config
+from audit_pipeline.defs.suite_assets import build_responses_asset, prompt_suite
 from audit_pipeline.defs.vault_assets import VAULT_ASSETS, VAULT_CHECKS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -27,16 +28,27 @@ def default_config_path() -> Path:
     return local.resolve() if local.is_file() else REPO_ROOT / "audit.yaml"
 
 
-ALL_ASSETS = [*VAULT_ASSETS]
-ALL_CHECKS = [*VAULT_CHECKS]
+def target_partitions(config: AuditConfig) -> StaticPartitionsDefinition:
+    """One partition per configured target."""
+    return StaticPartitionsDefinition(sorted(config.targets))
+
+
+def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
+    """Every asset; the audit stages are partitioned by the configured targets."""
+    partitions = target_partitions(config)
+    return [*VAULT_ASSETS, prompt_suite, build_responses_asset(partitions)]
+
+
+def build_checks(config: AuditConfig) -> list[AssetChecksDefinition]:
+    return [*VAULT_CHECKS]
 
 
 def build_definitions(config_path: str | Path | None = None) -> Definitions:
     path = Path(config_path) if config_path else default_config_path()
     config = load_config(path)
     return Definitions(
-        assets=ALL_ASSETS,
-        asset_checks=ALL_CHECKS,
+        assets=build_assets(config),
+        asset_checks=build_checks(config),
         resources=resources_from_config(str(path.resolve()), config),
     )
 

@@ -72,6 +72,57 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        2,
+        "prompt suites and target responses",
+        (
+            """
+            CREATE TABLE suite_prompts (
+                suite            VARCHAR NOT NULL,
+                suite_hash       VARCHAR NOT NULL,
+                prompt_id        VARCHAR NOT NULL,
+                prompt_hash      VARCHAR NOT NULL,
+                category         VARCHAR NOT NULL,
+                turn             INTEGER NOT NULL,
+                prompt           VARCHAR NOT NULL,
+                expected_behavior VARCHAR,
+                required_signals VARCHAR[],
+                must_not_appear  VARCHAR[],
+                required_citation_source VARCHAR,
+                citation_must_contain VARCHAR[],
+                no_agreement     BOOLEAN NOT NULL DEFAULT false,
+                expected_doc_ids VARCHAR[],
+                notes            VARCHAR,
+                source_path      VARCHAR NOT NULL,
+                loaded_at        TIMESTAMPTZ NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE responses (
+                audit_id         VARCHAR NOT NULL,
+                prompt_id        VARCHAR NOT NULL,
+                turn             INTEGER NOT NULL,
+                target           VARCHAR NOT NULL,
+                model            VARCHAR,
+                prompt           VARCHAR NOT NULL,
+                prompt_hash      VARCHAR NOT NULL,
+                response         VARCHAR,
+                citations        JSON,
+                context          VARCHAR[],
+                latency_ms       DOUBLE,
+                prompt_tokens    INTEGER,
+                completion_tokens INTEGER,
+                cost             DOUBLE,
+                error            VARCHAR,
+                attempts         INTEGER NOT NULL,
+                from_cache       BOOLEAN NOT NULL,
+                started_at       TIMESTAMPTZ NOT NULL,
+                finished_at      TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (audit_id, prompt_id, turn)
+            )
+            """,
+        ),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -1,0 +1,186 @@
+"""Prompt suite and target responses: the first two stages of every audit.
+
+``responses`` is partitioned by target (the partition key is the target's name in
+``audit.yaml``), so the UI shows each audited system's history on its own and the weekly
+schedule can audit every target. The asset starts a new audit: it mints the ``audit_id`` that
+every later stage's rows carry.
+"""
+
+from dataclasses import dataclass
+
+from dagster import (
+    AssetExecutionContext,
+    Config,
+    MetadataValue,
+    Output,
+    PartitionsDefinition,
+    asset,
+)
+from pydantic import Field
+
+from audit_pipeline.defs.resources import (
+    AuditSettingsResource,
+    VaultIndexResource,
+    WarehouseResource,
+)
+from audit_pipeline.defs.vault_assets import IndexState
+from audit_pipeline.reports.markdown import markdown_table
+from audit_pipeline.suites.loader import load_suite
+from audit_pipeline.suites.model import PromptSuite
+from audit_pipeline.targets.base import close_target
+from audit_pipeline.targets.cache import ResponseCache
+from audit_pipeline.targets.config import build_target
+from audit_pipeline.targets.runner import run_suite
+from audit_pipeline.warehouse.audit_tables import (
+    AuditRef,
+    new_audit_id,
+    start_audit,
+    write_responses,
+    write_suite_prompts,
+)
+
+GROUP = "audit"
+
+
+@dataclass(frozen=True)
+class SelectedSuite:
+    """A suite together with the name it is configured under in audit.yaml."""
+
+    name: str
+    suite: PromptSuite
+
+
+class SuiteSelection(Config):
+    """Which configured suite to load (default: ``defaults.suite`` in audit.yaml)."""
+
+    suite: str | None = None
+
+
+class ResponsesConfig(Config):
+    """Per-run choices for the target calls."""
+
+    categories: list[str] = Field(default_factory=list, description="only these categories")
+    ids: list[str] = Field(default_factory=list, description="only these prompt ids")
+    use_cache: bool | None = Field(
+        default=None, description="answer unchanged prompts from the response cache"
+    )
+    concurrency: int | None = Field(default=None, description="calls in flight at once")
+
+
+@asset(
+    group_name=GROUP,
+    kinds={"python", "duckdb"},
+    description="The validated, content-hashed prompt suite (one DuckDB row per turn).",
+)
+def prompt_suite(
+    config: SuiteSelection, settings: AuditSettingsResource, warehouse: WarehouseResource
+) -> Output[SelectedSuite]:
+    audit_config = settings.load()
+    name, path = audit_config.suite_path(config.suite)
+    suite = load_suite(path)
+    write_suite_prompts(warehouse.get(), name, suite)
+    counts = [
+        {"category": c, "prompts": sum(p.category == c for p in suite.prompts)}
+        for c in suite.categories
+    ]
+    return Output(
+        SelectedSuite(name, suite),
+        metadata={
+            "suite": name,
+            "prompts": len(suite.prompts),
+            "turns": sum(len(p.turns) for p in suite.prompts),
+            "suite_hash": suite.content_hash,
+            "by_category": MetadataValue.md(markdown_table(counts, ["category", "prompts"])),
+        },
+    )
+
+
+def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-untyped-def]
+    @asset(
+        group_name=GROUP,
+        kinds={"python", "duckdb"},
+        partitions_def=partitions,
+        description="Every suite turn sent to the target (partition) — one row per turn, "
+        "failures included. Starts a new audit.",
+    )
+    def responses(
+        context: AssetExecutionContext,
+        config: ResponsesConfig,
+        settings: AuditSettingsResource,
+        warehouse: WarehouseResource,
+        index: VaultIndexResource,
+        prompt_suite: SelectedSuite,
+        vault_index: IndexState,
+    ) -> Output[AuditRef]:
+        audit_config = settings.load()
+        target_name, target_config = audit_config.target_config(context.partition_key)
+        suite = prompt_suite.suite
+        if config.categories or config.ids:
+            suite = suite.filter(categories=config.categories or None, ids=config.ids or None)
+        ref = AuditRef(
+            audit_id=new_audit_id(target_name, context.run_id),
+            target=target_name,
+            suite=prompt_suite.name,
+            suite_hash=prompt_suite.suite.content_hash,
+        )
+        store = warehouse.get()
+        start_audit(
+            store,
+            ref,
+            vault_hash=vault_index.vault_hash,
+            config_hash=audit_config.fingerprint(),
+            dagster_run_id=context.run_id,
+        )
+        target = build_target(
+            target_name,
+            target_config,
+            retriever=index.retriever(),
+            base_dir=audit_config.base_dir,
+        )
+        total_turns = sum(len(p.turns) for p in suite.prompts)
+        step = max(1, total_turns // 10)
+
+        def progress(done: int, total: int) -> None:
+            if done == total or done % step == 0:
+                context.log.info(f"{target_name}: {done}/{total} turns answered")
+
+        use_cache = (
+            audit_config.cache.use_by_default if config.use_cache is None else config.use_cache
+        )
+        try:
+            records = run_suite(
+                suite,
+                target,
+                audit_id=ref.audit_id,
+                concurrency=config.concurrency or target_config.concurrency,
+                cache=ResponseCache(audit_config.cache_dir),
+                use_cache=use_cache,
+                progress=progress,
+                max_retries=target_config.max_retries,
+            )
+        finally:
+            close_target(target)
+        write_responses(store, ref.audit_id, records)
+        errors = [r for r in records if r.error]
+        preview = [
+            {"prompt": r.prompt_id, "turn": r.turn, "error": r.error, "response": r.response}
+            for r in records[:40]
+        ]
+        return Output(
+            ref,
+            metadata={
+                "audit_id": ref.audit_id,
+                "target": target_name,
+                "responses": len(records),
+                "errors": len(errors),
+                "from_cache": sum(r.from_cache for r in records),
+                "mean_latency_ms": round(
+                    sum(r.latency_ms or 0 for r in records) / max(len(records), 1), 1
+                ),
+                "preview": MetadataValue.md(
+                    markdown_table(preview, ["prompt", "turn", "error", "response"])
+                ),
+            },
+        )
+
+    return responses

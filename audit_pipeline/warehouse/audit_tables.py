@@ -1,0 +1,109 @@
+"""Rows for the audit tables: audits, suite prompts and target responses.
+
+Each audit stage writes its rows with ``Warehouse.replace`` keyed by ``audit_id``, so running a
+stage again for the same audit replaces exactly its own rows, and loads them back by the same
+key: the warehouse, not an in-memory object, is how later stages (and a ``reverify`` run days
+later) find an audit's responses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import pandas as pd
+
+from audit_pipeline.suites.model import PromptSuite
+from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.warehouse.store import Warehouse
+
+
+@dataclass(frozen=True)
+class AuditRef:
+    """Identifies one audit; this is what flows between the audit assets."""
+
+    audit_id: str
+    target: str
+    suite: str
+    suite_hash: str
+
+
+def new_audit_id(target: str, run_id: str, now: datetime | None = None) -> str:
+    """Sortable by time, readable, and unique per run: ``20261123T080000Z-vault_bot-1a2b3c4d``."""
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
+    return f"{stamp}-{target}-{run_id[:8]}"
+
+
+def start_audit(
+    warehouse: Warehouse,
+    ref: AuditRef,
+    *,
+    vault_hash: str | None,
+    config_hash: str,
+    dagster_run_id: str | None,
+) -> None:
+    row = {
+        "audit_id": ref.audit_id,
+        "started_at": datetime.now(UTC),
+        "status": "running",
+        "target": ref.target,
+        "suite": ref.suite,
+        "suite_hash": ref.suite_hash,
+        "vault_hash": vault_hash,
+        "config_hash": config_hash,
+        "dagster_run_id": dagster_run_id,
+    }
+    warehouse.replace("audits", [row], {"audit_id": ref.audit_id})
+
+
+def write_suite_prompts(warehouse: Warehouse, suite_name: str, suite: PromptSuite) -> int:
+    """Store one version of a suite (keyed by its content hash) with one row per turn."""
+    loaded_at = datetime.now(UTC)
+    rows = [
+        {
+            "suite": suite_name,
+            "suite_hash": suite.content_hash,
+            "prompt_id": prompt.id,
+            "prompt_hash": prompt.prompt_hash,
+            "category": prompt.category,
+            "turn": number,
+            "prompt": turn.prompt,
+            "expected_behavior": turn.expected_behavior,
+            "required_signals": list(turn.required_signals),
+            "must_not_appear": list(turn.must_not_appear),
+            "required_citation_source": turn.required_citation_source,
+            "citation_must_contain": list(turn.citation_must_contain),
+            "no_agreement": turn.no_agreement,
+            "expected_doc_ids": list(prompt.expected_doc_ids),
+            "notes": prompt.notes,
+            "source_path": suite.source or "",
+            "loaded_at": loaded_at,
+        }
+        for prompt in suite.prompts
+        for number, turn in enumerate(prompt.turns)
+    ]
+    return warehouse.replace(
+        "suite_prompts", rows, {"suite": suite_name, "suite_hash": suite.content_hash}
+    )
+
+
+def _response_row(record: ResponseRecord) -> dict[str, Any]:
+    row = record.to_row()
+    row["citations"] = json.dumps(row["citations"])
+    return row
+
+
+def write_responses(warehouse: Warehouse, audit_id: str, records: Sequence[ResponseRecord]) -> int:
+    return warehouse.replace(
+        "responses", [_response_row(r) for r in records], {"audit_id": audit_id}
+    )
+
+
+def load_responses(warehouse: Warehouse, audit_id: str) -> pd.DataFrame:
+    """An audit's responses in suite order (prompt id, then turn)."""
+    return warehouse.query(
+        "SELECT * FROM responses WHERE audit_id = ? ORDER BY prompt_id, turn", [audit_id]
+    )

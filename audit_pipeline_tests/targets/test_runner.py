@@ -1,0 +1,217 @@
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from audit_pipeline.targets import (
+    ResponseCache,
+    RetryableTargetError,
+    TargetError,
+    TargetReply,
+    TargetRequest,
+    build_target,
+    parse_target_config,
+    run_suite,
+)
+from audit_pipeline.targets.base import fingerprint_of
+from audit_pipeline_tests.targets.chat_server import ChatServer, ReceivedRequest, ServerReply
+from audit_pipeline_tests.targets.helpers import conversation, single, suite_of
+
+StartServer = Callable[[Callable[[ReceivedRequest], ServerReply]], ChatServer]
+
+
+def http_target(server: ChatServer):  # type: ignore[no-untyped-def]
+    config = parse_target_config(
+        "bot",
+        {
+            "type": "http",
+            "url": f"{server.url}/chat",
+            "request_template": {"q": "{{prompt}}", "history": "{{history}}"},
+            "answer_path": "answer",
+        },
+    )
+    return build_target("bot", config)
+
+
+def answer_or_fail(request: ReceivedRequest) -> ServerReply:
+    question = request.json()["q"]
+    if question.startswith("fail"):
+        return ServerReply(status=400, body={"error": "rejected"})
+    return ServerReply(body={"answer": f"A:{question}/{len(request.json()['history'])}"})
+
+
+def test_rerun_is_served_from_cache_and_weekly_run_refreshes_it(
+    chat_server: StartServer, tmp_path: Path
+) -> None:
+    server = chat_server(answer_or_fail)
+    suite = suite_of(single("P1", "one"), single("P2", "fail me"), conversation("C", "x", "y"))
+    cache = ResponseCache(tmp_path / "cache")
+    target = http_target(server)
+
+    first = run_suite(suite, target, audit_id="w1", cache=cache)
+    assert server.count == 4
+    assert [r.from_cache for r in first] == [False] * 4
+    assert first[1].error and "HTTP 400" in first[1].error
+
+    second = run_suite(suite, target, audit_id="w2", cache=cache)
+    assert server.count == 5  # only the failed prompt went out again: errors are not cached
+    assert [(r.from_cache, r.attempts) for r in second] == [
+        (True, 0),
+        (False, 1),
+        (True, 0),
+        (True, 0),
+    ]
+    assert [r.response for r in second] == [r.response for r in first]
+    assert second[0].audit_id == "w2" and second[0].latency_ms == first[0].latency_ms
+
+    entry = cache.path_for(ResponseCache.key(target.fingerprint(), TargetRequest("P1", 0, "one")))
+    stored = entry.read_text()
+    third = run_suite(suite, target, audit_id="w3", cache=cache, use_cache=False)
+    assert server.count == 9
+    assert not any(r.from_cache for r in third)
+    assert entry.read_text() != stored  # rewritten with the fresh reply
+    target.close()
+
+
+def test_order_uniqueness_bounded_concurrency_and_progress(chat_server: StartServer) -> None:
+    in_flight = 0
+    peak = 0
+    lock = threading.Lock()
+
+    def slow_random(request: ReceivedRequest) -> ServerReply:
+        nonlocal in_flight, peak
+        with lock:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        time.sleep(random.uniform(0.001, 0.02))
+        with lock:
+            in_flight -= 1
+        return answer_or_fail(request)
+
+    server = chat_server(slow_random)
+    entries = [single(f"P{i:02d}", f"q{i}") for i in range(30)]
+    entries.insert(7, conversation("C1", "t0", "t1", "t2"))
+    suite = suite_of(*entries)
+    seen: list[tuple[int, int]] = []
+    with http_target(server) as target:
+        records = run_suite(
+            suite, target, audit_id="a", concurrency=5, progress=lambda d, t: seen.append((d, t))
+        )
+    expected = [(p.id, t) for p in suite.prompts for t in range(len(p.turns))]
+    assert [(r.prompt_id, r.turn) for r in records] == expected
+    assert 1 < peak <= 5
+    assert seen == [(done, 33) for done in range(1, 34)]
+    chain = [r.response for r in records if r.prompt_id == "C1"]
+    assert chain == ["A:t0/0", "A:t1/2", "A:t2/4"]  # each turn saw the whole history
+
+
+def test_failed_turn_stops_its_conversation_only(chat_server: StartServer) -> None:
+    server = chat_server(answer_or_fail)
+    suite = suite_of(conversation("C", "hello", "fail now", "never sent"), single("P", "ok"))
+    with http_target(server) as target:
+        records = run_suite(suite, target, audit_id="a")
+    hello, failed, skipped, other = records
+    assert hello.error is None and failed.attempts == 1 and "HTTP 400" in (failed.error or "")
+    assert skipped.attempts == 0 and skipped.response is None
+    assert skipped.error == "not sent: turn 1 of this conversation failed"
+    assert other.response == "A:ok/0"
+    assert server.count == 3
+
+
+class LocalBatchBot:
+    """A minimal batch-capable target, as a local-model bot would implement the protocol."""
+
+    kind = "batch-echo"
+
+    def __init__(self, batch_size: int) -> None:
+        self.name = "batch-bot"
+        self.batch_size = batch_size
+        self.batches: list[list[str]] = []
+        self.single_calls: list[TargetRequest] = []
+        self.failures_left = {"flaky": 1}
+        self.lock = threading.Lock()
+
+    def fingerprint(self) -> str:
+        return fingerprint_of(self.kind, {"batch_size": self.batch_size})
+
+    def answer(self, request: TargetRequest) -> TargetReply:
+        with self.lock:
+            self.single_calls.append(request)
+        return TargetReply(text=f"{request.prompt} after {len(request.history)}")
+
+    def answer_batch(self, requests: Sequence[TargetRequest]) -> list[TargetReply | Exception]:
+        with self.lock:
+            self.batches.append([request.prompt for request in requests])
+        results: list[TargetReply | Exception] = []
+        for request in requests:
+            if request.prompt == "broken":
+                results.append(TargetError("cannot answer"))
+            elif self.failures_left.get(request.prompt, 0) > 0:
+                self.failures_left[request.prompt] -= 1
+                results.append(RetryableTargetError("busy"))
+            else:
+                results.append(TargetReply(text=f"batched {request.prompt}", model="local"))
+        return results
+
+
+def test_batch_targets_get_first_turns_in_batches(tmp_path: Path) -> None:
+    bot = LocalBatchBot(batch_size=3)
+    suite = suite_of(
+        single("A", "a"),
+        single("F", "flaky"),
+        conversation("C", "c0", "c1"),
+        single("B", "broken"),
+        conversation("D", "broken", "d1"),
+        single("E", "e"),
+    )
+    cache = ResponseCache(tmp_path / "cache")
+    records = run_suite(suite, bot, audit_id="a", cache=cache, concurrency=2, backoff_base_s=0)
+    assert sorted(len(batch) for batch in bot.batches) == [1, 3, 3]  # 6 first turns + 1 retry
+    assert ["flaky"] in bot.batches
+    by_key = {(r.prompt_id, r.turn): r for r in records}
+    assert by_key[("F", 0)].response == "batched flaky" and by_key[("F", 0)].attempts == 2
+    assert by_key[("B", 0)].error == "cannot answer" and by_key[("B", 0)].attempts == 1
+    assert by_key[("D", 1)].error == "not sent: turn 0 of this conversation failed"
+    assert by_key[("C", 1)].response == "c1 after 2"  # later turns go through answer()
+    assert [request.prompt for request in bot.single_calls] == ["c1"]
+    assert bot.single_calls[0].history[1].content == "batched c0"
+
+    bot.batches.clear()
+    again = run_suite(suite, bot, audit_id="b", cache=cache, backoff_base_s=0)
+    assert bot.batches == [["broken", "broken"]]  # only the uncached failures
+    assert [r.from_cache for r in again].count(True) == 5  # A, F, C turn 0 and 1, E
+
+
+class MisbehavingTarget:
+    kind = "misbehaving"
+    name = "odd"
+
+    def fingerprint(self) -> str:
+        return "x"
+
+    def answer(self, request: TargetRequest) -> TargetReply:
+        if request.prompt == "junk":
+            return "plain string"  # type: ignore[return-value]
+        raise ValueError("unexpected bug")
+
+
+def test_target_bugs_become_error_rows_without_retries() -> None:
+    records = run_suite(
+        suite_of(single("J", "junk"), single("V", "value")),
+        MisbehavingTarget(),
+        audit_id="a",
+        backoff_base_s=0,
+    )
+    assert records[0].error == "target returned str, not a TargetReply"
+    assert records[1].error == "ValueError: unexpected bug"
+    assert [r.attempts for r in records] == [1, 1]
+
+
+def test_invalid_arguments_are_rejected() -> None:
+    with pytest.raises(ValueError, match="concurrency"):
+        run_suite(suite_of(single("A", "a")), MisbehavingTarget(), audit_id="a", concurrency=0)
