@@ -123,6 +123,92 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        3,
+        "claims, evidence, verdicts, assertion results and risk scores",
+        (
+            """
+            CREATE TABLE claims (
+                audit_id      VARCHAR NOT NULL,
+                prompt_id     VARCHAR NOT NULL,
+                turn          INTEGER NOT NULL,
+                claim_id      VARCHAR NOT NULL,
+                text          VARCHAR NOT NULL,
+                start_char    INTEGER NOT NULL,
+                end_char      INTEGER NOT NULL,
+                kind          VARCHAR NOT NULL,
+                extractor     VARCHAR NOT NULL,
+                PRIMARY KEY (audit_id, claim_id)
+            )
+            """,
+            """
+            CREATE TABLE evidence (
+                audit_id      VARCHAR NOT NULL,
+                claim_id      VARCHAR NOT NULL,
+                rank          INTEGER NOT NULL,
+                chunk_id      VARCHAR NOT NULL,
+                document      VARCHAR,
+                section       VARCHAR,
+                text          VARCHAR NOT NULL,
+                vector_score  DOUBLE,
+                bm25_score    DOUBLE,
+                fused_score   DOUBLE NOT NULL,
+                source        VARCHAR NOT NULL,
+                fallback_mode BOOLEAN NOT NULL DEFAULT false,
+                PRIMARY KEY (audit_id, claim_id, rank)
+            )
+            """,
+            """
+            CREATE TABLE verdicts (
+                audit_id      VARCHAR NOT NULL,
+                claim_id      VARCHAR NOT NULL,
+                prompt_id     VARCHAR NOT NULL,
+                turn          INTEGER NOT NULL,
+                label         VARCHAR NOT NULL,
+                probability   DOUBLE,
+                justification VARCHAR,
+                supporting_chunk_ids VARCHAR[],
+                verifier      VARCHAR NOT NULL,
+                verifier_version VARCHAR NOT NULL,
+                decided_by    VARCHAR NOT NULL,
+                PRIMARY KEY (audit_id, claim_id)
+            )
+            """,
+            """
+            CREATE TABLE assertion_results (
+                audit_id      VARCHAR NOT NULL,
+                prompt_id     VARCHAR NOT NULL,
+                turn          INTEGER NOT NULL,
+                category      VARCHAR NOT NULL,
+                assertion     VARCHAR NOT NULL,
+                passed        BOOLEAN NOT NULL,
+                detail        VARCHAR,
+                PRIMARY KEY (audit_id, prompt_id, turn, assertion)
+            )
+            """,
+            """
+            CREATE TABLE risk_scores (
+                audit_id      VARCHAR NOT NULL,
+                scope         VARCHAR NOT NULL,   -- 'response', 'category' or 'audit'
+                prompt_id     VARCHAR,            -- set for scope 'response'
+                turn          INTEGER,            -- set for scope 'response'
+                category      VARCHAR,            -- set for 'response' and 'category'
+                claims        INTEGER NOT NULL,
+                supported     INTEGER NOT NULL,
+                weakly_supported INTEGER NOT NULL,
+                unsupported   INTEGER NOT NULL,
+                contradicted  INTEGER NOT NULL,
+                unverifiable  INTEGER NOT NULL,
+                risk          DOUBLE,             -- null when no claim was verifiable
+                hallucination_rate DOUBLE,
+                citation_accuracy  DOUBLE,
+                fallback_rate DOUBLE,
+                refusal_rate  DOUBLE,
+                decision      VARCHAR
+            )
+            """,
+        ),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
