@@ -1,0 +1,179 @@
+"""Risk scores and the deploy / warn / block decision.
+
+Risk is the weighted share of verifiable claims that are not grounded:
+
+    risk = (w_u * unsupported + w_c * contradicted + w_w * weakly_supported) / verifiable
+
+with weights 1, 1 and 0.5 by default, and ``verifiable`` = all claims except the
+``unverifiable`` ones (a judge that failed says nothing about the bot). The same formula is
+applied per response, per category and per audit, so a category's risk is not an average of
+averages. The decision compares the audit's risk with two thresholds; an audit in which no
+claim could be verified gets ``warn``, because "nothing checked" must not read as "safe".
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Decision = Literal["deploy", "warn", "block"]
+LABELS = ("supported", "weakly_supported", "unsupported", "contradicted", "unverifiable")
+HALLUCINATED = frozenset({"unsupported", "contradicted"})
+
+
+class RiskWeights(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    unsupported: float = Field(default=1.0, ge=0)
+    contradicted: float = Field(default=1.0, ge=0)
+    weakly_supported: float = Field(default=0.5, ge=0)
+
+
+class ScoringSettings(BaseModel):
+    """The ``scoring:`` section of audit.yaml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    weights: RiskWeights = RiskWeights()
+    deploy_max_risk: float = Field(default=0.10, ge=0, le=1)
+    warn_max_risk: float = Field(default=0.25, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ScoringSettings:
+        if self.deploy_max_risk > self.warn_max_risk:
+            raise ValueError("deploy_max_risk must not exceed warn_max_risk")
+        return self
+
+    def decide(self, risk: float | None) -> Decision:
+        if risk is None:
+            return "warn"
+        if risk <= self.deploy_max_risk:
+            return "deploy"
+        return "warn" if risk <= self.warn_max_risk else "block"
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    """What scoring needs to know about one answered turn."""
+
+    prompt_id: str
+    turn: int
+    category: str
+    labels: Sequence[str] = ()  # verdict label of each claim of the response
+    citations: int = 0
+    citations_verified: int = 0
+    is_fallback: bool = False
+    is_refusal: bool = False
+
+
+@dataclass(frozen=True)
+class RiskRow:
+    scope: Literal["response", "category", "audit"]
+    counts: dict[str, int]
+    risk: float | None
+    hallucination_rate: float | None
+    citation_accuracy: float | None
+    fallback_rate: float | None
+    refusal_rate: float | None
+    decision: Decision | None
+    prompt_id: str | None = None
+    turn: int | None = None
+    category: str | None = None
+
+    @property
+    def claims(self) -> int:
+        return sum(self.counts.values())
+
+    def to_row(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "prompt_id": self.prompt_id,
+            "turn": self.turn,
+            "category": self.category,
+            "claims": self.claims,
+            **{label: self.counts.get(label, 0) for label in LABELS},
+            "risk": self.risk,
+            "hallucination_rate": self.hallucination_rate,
+            "citation_accuracy": self.citation_accuracy,
+            "fallback_rate": self.fallback_rate,
+            "refusal_rate": self.refusal_rate,
+            "decision": self.decision,
+        }
+
+
+@dataclass(frozen=True)
+class RiskReport:
+    responses: list[RiskRow]
+    categories: list[RiskRow]
+    audit: RiskRow
+    by_category: dict[str, RiskRow] = field(default_factory=dict)
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [row.to_row() for row in (*self.responses, *self.categories, self.audit)]
+
+
+def risk_of(counts: Counter[str] | dict[str, int], weights: RiskWeights) -> float | None:
+    verifiable = sum(counts.get(label, 0) for label in LABELS if label != "unverifiable")
+    if verifiable == 0:
+        return None
+    weighted = (
+        weights.unsupported * counts.get("unsupported", 0)
+        + weights.contradicted * counts.get("contradicted", 0)
+        + weights.weakly_supported * counts.get("weakly_supported", 0)
+    )
+    return weighted / verifiable
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _aggregate(
+    turns: Sequence[TurnOutcome],
+    settings: ScoringSettings,
+    scope: Literal["response", "category", "audit"],
+    **keys: Any,
+) -> RiskRow:
+    counts: Counter[str] = Counter(label for t in turns for label in t.labels)
+    risk = risk_of(counts, settings.weights)
+    citations = sum(t.citations for t in turns)
+    return RiskRow(
+        scope=scope,
+        counts={label: counts.get(label, 0) for label in LABELS},
+        risk=risk,
+        hallucination_rate=_share(
+            sum(bool(HALLUCINATED.intersection(t.labels)) for t in turns), len(turns)
+        ),
+        citation_accuracy=_share(sum(t.citations_verified for t in turns), citations),
+        fallback_rate=_share(sum(t.is_fallback for t in turns), len(turns)),
+        refusal_rate=_share(sum(t.is_refusal for t in turns), len(turns)),
+        decision=settings.decide(risk) if scope == "audit" else None,
+        **keys,
+    )
+
+
+def score_audit(turns: Iterable[TurnOutcome], settings: ScoringSettings) -> RiskReport:
+    """Risk per response, per category and for the whole audit, with the decision."""
+    turns = list(turns)
+    responses = [
+        _aggregate(
+            [t], settings, "response", prompt_id=t.prompt_id, turn=t.turn, category=t.category
+        )
+        for t in turns
+    ]
+    by_category = {
+        category: _aggregate(
+            [t for t in turns if t.category == category], settings, "category", category=category
+        )
+        for category in sorted({t.category for t in turns})
+    }
+    return RiskReport(
+        responses=responses,
+        categories=list(by_category.values()),
+        audit=_aggregate(turns, settings, "audit"),
+        by_category=by_category,
+    )
