@@ -1,100 +1,268 @@
-"""``audit-pipeline``: run the audit graph from a shell or a CI job.
+"""``audit-pipeline``: the CI gate and batch entry point.
 
-The CLI materialises the very same Dagster assets as the UI and the schedule, in-process, so a
-CI gate and the weekly audit can never disagree about what an audit is. With ``DAGSTER_HOME``
-set (``make audit`` sets it) the runs are recorded in that instance and show up in ``make ui``.
+``run`` materialises the same Dagster assets as the UI and the weekly schedule, in-process, so a
+CI gate and the scheduled audit can never disagree about what an audit is. Exit codes:
+0 = deploy or warn (1 with ``--fail-on warn``), 1 = block or a failed gate, 2 = a configuration
+or usage error, or an audit that could not complete.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from dagster import ExecuteInProcessResult
+from typing import Any
 
 EXIT_OK = 0
 EXIT_BLOCKED = 1
 EXIT_USAGE = 2
 
 
+class UsageError(Exception):
+    """Bad configuration or arguments: exit code 2."""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="audit-pipeline", description="Batch hallucination audits of LLM chatbots."
     )
+    parser.add_argument("--config", type=Path, default=None, help="audit.yaml to use")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="materialise the audit graph and print the summary")
-    run.add_argument("--config", type=Path, default=None, help="audit configuration (audit.yaml)")
-    run.add_argument("--target", default=None, help="configured target (default: defaults.target)")
+
+    run = sub.add_parser("run", help="audit a target and gate on the result")
+    run.add_argument("--target", help="configured target (default: defaults.target)")
+    run.add_argument("--suite", help="configured suite (default: defaults.suite)")
+    run.add_argument("--category", action="append", default=[], help="only this category")
+    run.add_argument("--id", action="append", default=[], dest="ids", help="only this prompt")
+    run.add_argument("--concurrency", type=int, help="target calls in flight at once")
+    cache = run.add_mutually_exclusive_group()
+    cache.add_argument("--no-cache", dest="use_cache", action="store_false", default=None)
+    cache.add_argument("--cache", dest="use_cache", action="store_true")
+    run.add_argument("--repeat", type=int, default=1, help="run the audit N times")
+    run.add_argument(
+        "--min-fail", type=int, default=None, help="with --repeat: a prompt fails in >= K runs"
+    )
+    run.add_argument("--fail-on", choices=["block", "warn"], default="block")
+    run.add_argument("--json", type=Path, help="write the summary as JSON here")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("-v", "--verbose", action="store_true", help="show Dagster's step logs")
+
+    report = sub.add_parser("report", help="write the HTML/Markdown report of an audit")
+    report.add_argument("audit_id")
+    diff = sub.add_parser("diff", help="compare two audits")
+    diff.add_argument("audit_a")
+    diff.add_argument("audit_b")
+    diff.add_argument("--json", type=Path)
+    audits = sub.add_parser("audits", help="list audits")
+    audits.add_argument("--target")
+    audits.add_argument("--limit", type=int, default=20)
     return parser
 
 
-def _run(args: argparse.Namespace) -> int:
-    from dagster import DagsterInstance, materialize
-
+def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from audit_pipeline.config import ConfigError, load_config
-    from audit_pipeline.definitions import build_assets, build_checks, default_config_path
-    from audit_pipeline.defs.resources import resources_from_config
+    from audit_pipeline.definitions import default_config_path
 
-    config_path = (args.config or default_config_path()).resolve()
+    path = (args.config or default_config_path()).resolve()
     try:
-        config = load_config(config_path)
+        return path, load_config(path)
     except ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    instance = (
-        DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
-    )
-    level = "DEBUG" if args.verbose else "WARNING"
+        raise UsageError(str(error)) from None
+
+
+def _preflight(config: Any, args: argparse.Namespace) -> tuple[str, str]:
+    """Everything that can be checked before the audit starts: names, the suite, env vars."""
+    from audit_pipeline.config import ConfigError
+    from audit_pipeline.suites.errors import SuiteValidationError
+    from audit_pipeline.suites.loader import load_suite
+    from audit_pipeline.targets.base import TargetConfigError, close_target
+    from audit_pipeline.targets.config import VaultBotTargetConfig, build_target
+
+    if args.repeat < 1 or (args.min_fail is not None and not 1 <= args.min_fail <= args.repeat):
+        raise UsageError("--repeat must be >= 1 and --min-fail between 1 and --repeat")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
     try:
-        target, _ = config.target_config(args.target)
-    except ConfigError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    result = materialize(
-        [*build_assets(config), *build_checks(config)],
-        partition_key=target,
-        resources=resources_from_config(str(config_path), config),
-        instance=instance,
-        run_config={"loggers": {"console": {"config": {"log_level": level}}}},
-        raise_on_error=False,
+        target, target_config = config.target_config(args.target)
+        suite_name, suite_path = config.suite_path(args.suite)
+        suite = load_suite(suite_path)
+        if args.category or args.ids:
+            suite.filter(categories=args.category or None, ids=args.ids or None)
+        if not isinstance(target_config, VaultBotTargetConfig):
+            close_target(build_target(target, target_config, base_dir=config.base_dir))
+    except (ConfigError, SuiteValidationError, TargetConfigError, KeyError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    return target, suite_name
+
+
+def _progress_bar(enabled: bool):  # type: ignore[no-untyped-def]
+    if not enabled:
+        return None, None
+    from tqdm import tqdm
+
+    bar = tqdm(total=0, unit="turn", desc="answering", file=sys.stderr, leave=False)
+
+    def update(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    return bar, update
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from audit_pipeline.commands.console import print_gates, print_outcome, print_worst_claims
+    from audit_pipeline.commands.console import worst_claims as load_worst
+    from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, run_audit
+    from audit_pipeline.warehouse.store import Warehouse
+
+    config_path, config = _load(args)
+    target, suite = _preflight(config, args)
+    options = RunOptions(
+        target=target,
+        suite=suite,
+        categories=args.category,
+        ids=args.ids,
+        concurrency=args.concurrency,
+        use_cache=args.use_cache,
+        verbose=args.verbose,
     )
-    _print_summary(result)
-    return EXIT_OK if result.success else EXIT_BLOCKED
+    outcomes = []
+    report = None
+    for attempt in range(args.repeat):
+        bar, update = _progress_bar(not args.no_progress and sys.stderr.isatty())
+        result = run_audit(config_path, config, options, progress=update)
+        if bar is not None:
+            bar.close()
+        if not result.success or result.outcome is None:
+            for message in result.errors:
+                print(f"error: {message}", file=sys.stderr)
+            return EXIT_USAGE
+        outcomes.append(result.outcome)
+        report = result.report
+        if args.repeat > 1:
+            print(f"run {attempt + 1}/{args.repeat}: {result.outcome.decision}", file=sys.stderr)
+
+    outcome = outcomes[-1]
+    print_outcome(outcome)
+    print_worst_claims(load_worst(Warehouse(config.duckdb_path), outcome.audit_id))
+    payload: dict[str, Any] = outcome.to_dict()
+    decision, gates = outcome.decision, outcome.gates
+    if args.repeat > 1:
+        combined = combine_repeats(outcomes, args.min_fail or args.repeat)
+        decision, gates = combined["decision"], combined["gates"]
+        print(f"\nOver {args.repeat} runs (a prompt fails in >= {combined['min_fail']}):")
+        for prompt, info in combined["prompts"].items():
+            state = "FAIL" if info["failed"] else "flaky"
+            print(f"  {state:5} {prompt} failed {info['failed_runs']}/{info['runs']}")
+        print_gates(gates)
+        print(f"\nDECISION over {args.repeat} runs: {decision.upper()}")
+        payload["repeats"] = {
+            **{k: v for k, v in combined.items() if k != "gates"},
+            "gates": [gate.to_dict() for gate in gates],
+        }
+        payload["decision"] = decision
+        payload["gates"] = payload["repeats"]["gates"]
+    if report is not None:
+        print(f"\nreport: {report}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(payload, indent=2, default=str))
+    if decision == "block" or any(gate.status == "error" for gate in gates):
+        return EXIT_BLOCKED
+    if args.fail_on == "warn" and (
+        decision == "warn" or any(gate.status == "warn" for gate in gates)
+    ):
+        return EXIT_BLOCKED
+    return EXIT_OK
 
 
-_SUMMARY_KEYS = ("documents", "skipped", "chunks", "embedded", "reused", "deleted")
+def _cmd_report(args: argparse.Namespace) -> int:
+    from audit_pipeline.reports.write import write_report
+    from audit_pipeline.scoring.history import UnknownAuditError, load_outcome
+    from audit_pipeline.warehouse.store import Warehouse
+
+    _, config = _load(args)
+    warehouse = Warehouse(config.duckdb_path)
+    try:
+        outcome = load_outcome(warehouse, args.audit_id, config.gates)
+    except UnknownAuditError as error:
+        raise UsageError(str(error)) from None
+    paths = write_report(
+        warehouse,
+        args.audit_id,
+        config.reports_dir,
+        summary={**outcome.summary, "by_category": outcome.by_category},
+        thresholds=(config.scoring.deploy_max_risk, config.scoring.warn_max_risk),
+    )
+    print(paths.html)
+    print(paths.markdown)
+    return EXIT_OK
 
 
-def _print_summary(result: ExecuteInProcessResult) -> None:
-    """Counts per materialised asset, then any failure with its message."""
-    for event in result.get_asset_materialization_events():
-        materialization = event.materialization
-        if materialization is None:
-            continue
-        counts = ", ".join(
-            f"{key} {materialization.metadata[key].value}"
-            for key in _SUMMARY_KEYS
-            if key in materialization.metadata
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from audit_pipeline.scoring.history import UnknownAuditError, diff_outcomes, load_outcome
+    from audit_pipeline.warehouse.store import Warehouse
+
+    _, config = _load(args)
+    warehouse = Warehouse(config.duckdb_path)
+    try:
+        before = load_outcome(warehouse, args.audit_a, config.gates)
+        after = load_outcome(warehouse, args.audit_b, config.gates)
+    except UnknownAuditError as error:
+        raise UsageError(str(error)) from None
+    diff = diff_outcomes(before, after)
+    print(f"{before.audit_id} -> {after.audit_id}")
+    print(f"decision {before.decision} -> {after.decision}; risk {before.risk} -> {after.risk}")
+    print(f"new failures ({len(diff.new_failures)}): {', '.join(diff.new_failures) or '-'}")
+    print(f"fixed ({len(diff.fixed)}): {', '.join(diff.fixed) or '-'}")
+    print(f"still failing ({len(diff.still_failing)}): {', '.join(diff.still_failing) or '-'}")
+    for name, change in diff.score_changes.items():
+        print(
+            f"  {name}: risk {change['risk_before']} -> {change['risk_after']}, failed "
+            f"{change['failed_before']} -> {change['failed_after']}"
         )
-        print(f"{materialization.asset_key.to_user_string():<18} {counts}")
-    for event in result.all_events:
-        if event.is_step_failure and event.step_failure_data.error is not None:
-            error = event.step_failure_data.error
-            cause = error.cause or error
-            print(f"FAILED {event.step_key}: {cause.message.strip()}", file=sys.stderr)
+    if args.json:
+        args.json.write_text(json.dumps(diff.to_dict(), indent=2, default=str))
+    return EXIT_OK
+
+
+def _cmd_audits(args: argparse.Namespace) -> int:
+    from audit_pipeline.commands.console import table
+    from audit_pipeline.warehouse.store import Warehouse, WarehouseError
+
+    _, config = _load(args)
+    sql = "SELECT audit_id, target, suite, status, decision, risk, started_at FROM audits"
+    params: list[Any] = []
+    if args.target:
+        sql += " WHERE target = ?"
+        params.append(args.target)
+    sql += " ORDER BY started_at DESC LIMIT ?"
+    params.append(args.limit)
+    try:
+        rows = Warehouse(config.duckdb_path).query(sql, params).to_dict("records")
+    except WarehouseError as error:
+        raise UsageError(str(error)) from None
+    table(
+        rows,
+        ["audit_id", "target", "suite", "status", "decision", "risk", "started_at"],
+        sys.stdout,
+    )
+    return EXIT_OK
+
+
+_COMMANDS = {"run": _cmd_run, "report": _cmd_report, "diff": _cmd_diff, "audits": _cmd_audits}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    if args.command == "run":
-        return _run(args)
-    return EXIT_USAGE
+    try:
+        return _COMMANDS[args.command](args)
+    except UsageError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

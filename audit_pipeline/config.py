@@ -18,7 +18,11 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from audit_pipeline.assertions.settings import AssertionSettings
+from audit_pipeline.detection.settings import DetectionSettings
 from audit_pipeline.embedding import DEFAULT_MODEL
+from audit_pipeline.scoring.gates import GateSettings
+from audit_pipeline.scoring.risk import ScoringSettings
 from audit_pipeline.targets.config import TargetConfig
 
 # Suite and target names become Dagster partition keys and file names: keep them plain.
@@ -77,6 +81,10 @@ class CacheSettings(_Section):
     use_by_default: bool = True
 
 
+class ReportSettings(_Section):
+    dir: Path = Path("data/reports")
+
+
 class DefaultsSettings(_Section):
     """What a run audits when nothing else is said (``make audit``, ``audit-pipeline run``)."""
 
@@ -96,6 +104,11 @@ class AuditConfig(_Section):
     targets: dict[str, TargetConfig] = Field(default_factory=dict)
     defaults: DefaultsSettings = DefaultsSettings()
     cache: CacheSettings = CacheSettings()
+    detection: DetectionSettings = DetectionSettings()
+    assertions: AssertionSettings = AssertionSettings()
+    scoring: ScoringSettings = ScoringSettings()
+    gates: GateSettings = GateSettings()
+    reports: ReportSettings = ReportSettings()
     base_dir: Path = Path(".")
 
     @model_validator(mode="after")
@@ -134,6 +147,10 @@ class AuditConfig(_Section):
     @property
     def cache_dir(self) -> Path:
         return self.resolve(self.cache.dir)
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.resolve(self.reports.dir)
 
     def resolve(self, path: Path) -> Path:
         """An absolute path for a path written in the config (relative to the config file)."""

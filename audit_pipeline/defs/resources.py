@@ -7,10 +7,11 @@ engine itself, not here.
 
 from __future__ import annotations
 
-from dagster import ConfigurableResource
+from dagster import ConfigurableResource, EnvVar
 from pydantic import PrivateAttr
 
 from audit_pipeline.config import AuditConfig, load_config
+from audit_pipeline.detection.factory import needs_judge
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
@@ -68,6 +69,16 @@ class VaultIndexResource(ConfigurableResource):
         return HybridRetriever(self.index(), candidates=self.candidates, rrf_k=self.rrf_k)
 
 
+class JudgeKeyResource(ConfigurableResource):
+    """The LLM judge's API key, read from the environment variable named in audit.yaml.
+
+    Only built when the configuration uses an LLM (extractor ``llm``, verifier ``llm`` or
+    ``cascade``) and names ``detection.judge.api_key_env``; the value is never logged.
+    """
+
+    api_key: str | None = None
+
+
 def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, object]:
     """The resource set for one configuration file."""
     embedder = EmbedderResource(
@@ -75,7 +86,14 @@ def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, ob
         device=config.embedding.device,
         batch_size=config.embedding.batch_size,
     )
+    judge_env = config.detection.judge.api_key_env
+    judge_key = (
+        JudgeKeyResource(api_key=EnvVar(judge_env))
+        if judge_env and needs_judge(config.detection)
+        else JudgeKeyResource()
+    )
     return {
+        "judge_key": judge_key,
         "settings": AuditSettingsResource(config_path=config_path),
         "warehouse": WarehouseResource(duckdb_path=str(config.duckdb_path)),
         "index": VaultIndexResource(

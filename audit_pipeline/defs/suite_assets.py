@@ -6,6 +6,7 @@ schedule can audit every target. The asset starts a new audit: it mints the ``au
 every later stage's rows carry.
 """
 
+import logging
 from dataclasses import dataclass
 
 from dagster import (
@@ -40,6 +41,7 @@ from audit_pipeline.warehouse.audit_tables import (
 )
 
 GROUP = "audit"
+PROGRESS_LOG = logging.getLogger("audit_pipeline.progress")
 
 
 @dataclass(frozen=True)
@@ -114,15 +116,15 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
     ) -> Output[AuditRef]:
         audit_config = settings.load()
         target_name, target_config = audit_config.target_config(context.partition_key)
-        suite = prompt_suite.suite
-        if config.categories or config.ids:
-            suite = suite.filter(categories=config.categories or None, ids=config.ids or None)
         ref = AuditRef(
             audit_id=new_audit_id(target_name, context.run_id),
             target=target_name,
             suite=prompt_suite.name,
             suite_hash=prompt_suite.suite.content_hash,
+            categories=tuple(config.categories),
+            ids=tuple(config.ids),
         )
+        suite = ref.select(prompt_suite.suite)
         store = warehouse.get()
         start_audit(
             store,
@@ -141,6 +143,8 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
         step = max(1, total_turns // 10)
 
         def progress(done: int, total: int) -> None:
+            # The CLI draws a progress bar from this logger; the UI shows the step log.
+            PROGRESS_LOG.info("answered", extra={"done": done, "total": total})
             if done == total or done % step == 0:
                 context.log.info(f"{target_name}: {done}/{total} turns answered")
 

@@ -17,18 +17,30 @@ from typing import Any
 import pandas as pd
 
 from audit_pipeline.suites.model import PromptSuite
+from audit_pipeline.targets.citations import Citation
 from audit_pipeline.targets.records import ResponseRecord
-from audit_pipeline.warehouse.store import Warehouse
+from audit_pipeline.warehouse.store import Warehouse, or_none
 
 
 @dataclass(frozen=True)
 class AuditRef:
-    """Identifies one audit; this is what flows between the audit assets."""
+    """Identifies one audit; this is what flows between the audit assets.
+
+    ``categories`` / ``ids`` record a run restricted to part of the suite, so later stages
+    judge the audit against the same prompts that were sent.
+    """
 
     audit_id: str
     target: str
     suite: str
     suite_hash: str
+    categories: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
+
+    def select(self, suite: PromptSuite) -> PromptSuite:
+        if not (self.categories or self.ids):
+            return suite
+        return suite.filter(categories=self.categories or None, ids=self.ids or None)
 
 
 def new_audit_id(target: str, run_id: str, now: datetime | None = None) -> str:
@@ -103,7 +115,38 @@ def write_responses(warehouse: Warehouse, audit_id: str, records: Sequence[Respo
 
 
 def load_responses(warehouse: Warehouse, audit_id: str) -> pd.DataFrame:
-    """An audit's responses in suite order (prompt id, then turn)."""
+    """An audit's responses, ordered by prompt id and turn."""
     return warehouse.query(
         "SELECT * FROM responses WHERE audit_id = ? ORDER BY prompt_id, turn", [audit_id]
     )
+
+
+def load_response_records(warehouse: Warehouse, audit_id: str) -> list[ResponseRecord]:
+    """An audit's responses as the records the runner produced."""
+    records = []
+    for row in load_responses(warehouse, audit_id).to_dict("records"):
+        context = or_none(row["context"])
+        records.append(
+            ResponseRecord(
+                audit_id=row["audit_id"],
+                prompt_id=row["prompt_id"],
+                turn=int(row["turn"]),
+                target=row["target"],
+                model=or_none(row["model"]),
+                prompt=row["prompt"],
+                response=or_none(row["response"]),
+                citations=tuple(Citation(**item) for item in json.loads(row["citations"] or "[]")),
+                context=None if context is None else tuple(context),
+                latency_ms=or_none(row["latency_ms"]),
+                prompt_tokens=or_none(row["prompt_tokens"]),
+                completion_tokens=or_none(row["completion_tokens"]),
+                cost=or_none(row["cost"]),
+                error=or_none(row["error"]),
+                attempts=int(row["attempts"]),
+                from_cache=bool(row["from_cache"]),
+                started_at=row["started_at"],
+                finished_at=row["finished_at"],
+                prompt_hash=row["prompt_hash"],
+            )
+        )
+    return records

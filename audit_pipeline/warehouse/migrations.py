@@ -183,6 +183,9 @@ MIGRATIONS: tuple[Migration, ...] = (
                 assertion     VARCHAR NOT NULL,
                 passed        BOOLEAN NOT NULL,
                 detail        VARCHAR,
+                expected_behavior VARCHAR,          -- on 'behavior' rows
+                fell_back     BOOLEAN NOT NULL DEFAULT false,   -- on 'behavior' rows
+                citation_errors INTEGER NOT NULL DEFAULT 0,     -- on 'citations' rows
                 PRIMARY KEY (audit_id, prompt_id, turn, assertion)
             )
             """,

@@ -40,6 +40,15 @@ def _identifier(name: str) -> str:
     return name
 
 
+def or_none(value: Any) -> Any:
+    """A value read back through pandas, with its missing-value markers (NaN, NA) as None."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, float) and value != value:  # NaN
+        return None
+    return value
+
+
 def _as_arrow(rows: Rows) -> pa.Table:
     if isinstance(rows, pa.Table):
         return rows
@@ -136,14 +145,23 @@ class Warehouse:
         """
         return self.replace_many([(table, rows, where)])
 
-    def replace_many(self, writes: Sequence[tuple[str, Rows, Mapping[str, Any] | None]]) -> int:
-        """Several ``replace`` operations in a single transaction; returns rows inserted."""
+    def replace_many(
+        self,
+        writes: Sequence[tuple[str, Rows, Mapping[str, Any] | None]],
+        statements: Sequence[tuple[str, Sequence[Any]]] = (),
+    ) -> int:
+        """Several ``replace`` operations, then ``statements``, in a single transaction.
+
+        Returns the number of rows inserted.
+        """
         inserted = 0
         with self.connect() as con:
             con.execute("BEGIN TRANSACTION")
             try:
                 for table, rows, where in writes:
                     inserted += self._replace_in(con, _identifier(table), rows, where)
+                for sql, params in statements:
+                    con.execute(sql, list(params))
                 con.execute("COMMIT")
             except Exception as error:
                 con.execute("ROLLBACK")

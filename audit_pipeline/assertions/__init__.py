@@ -1,0 +1,68 @@
+"""Rule assertions of an audit: behaviour, required signals, forbidden strings, citation
+verification, leaks and false-memory agreement, plus the audit summary built from them.
+
+Plain engine code (no Dagster): ``evaluate_audit`` turns a suite, its responses and the vault
+into ``assertion_results`` rows; ``summarize`` turns rows into the headline counts.
+"""
+
+from audit_pipeline.assertions.agreement import check_no_agreement, find_agreement
+from audit_pipeline.assertions.behavior import (
+    check_behavior,
+    find_fallback,
+    find_refusal,
+    is_fallback,
+    is_refusal,
+)
+from audit_pipeline.assertions.catalog import VaultCatalog
+from audit_pipeline.assertions.citations import (
+    CitationCheck,
+    CitationVerdict,
+    LevelResult,
+    check_citation_source,
+    verify_citation,
+    verify_citations,
+)
+from audit_pipeline.assertions.content import check_must_not_appear, check_required_signals
+from audit_pipeline.assertions.leaks import LeakHit, check_no_leak, find_leaks
+from audit_pipeline.assertions.outcome import ASSERTION_NAMES, AssertionOutcome, AssertionRow
+from audit_pipeline.assertions.runner import (
+    TurnEvaluation,
+    evaluate_audit,
+    evaluate_response,
+    evaluate_turn,
+)
+from audit_pipeline.assertions.settings import AssertionSettings, LeakPatterns
+from audit_pipeline.assertions.summary import AuditSummary, summarize
+
+__all__ = [
+    "ASSERTION_NAMES",
+    "AssertionOutcome",
+    "AssertionRow",
+    "AssertionSettings",
+    "AuditSummary",
+    "CitationCheck",
+    "CitationVerdict",
+    "LeakHit",
+    "LeakPatterns",
+    "LevelResult",
+    "TurnEvaluation",
+    "VaultCatalog",
+    "check_behavior",
+    "check_citation_source",
+    "check_must_not_appear",
+    "check_no_agreement",
+    "check_no_leak",
+    "check_required_signals",
+    "evaluate_audit",
+    "evaluate_response",
+    "evaluate_turn",
+    "find_agreement",
+    "find_fallback",
+    "find_leaks",
+    "find_refusal",
+    "is_fallback",
+    "is_refusal",
+    "summarize",
+    "verify_citation",
+    "verify_citations",
+]

@@ -1,0 +1,115 @@
+"""What the CLI prints: summary tables, the decision, the worst claims with their evidence.
+
+Model text is printed only after control characters are removed, so an answer under audit
+cannot move the cursor or recolour the terminal of the engineer reading it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TextIO
+
+from audit_pipeline.scoring.gates import GateResult
+from audit_pipeline.scoring.outcome import AuditOutcome
+from audit_pipeline.warehouse.store import Warehouse
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BADGE = {"deploy": "DEPLOY", "warn": "WARN", "block": "BLOCK"}
+
+
+def clean(text: Any, width: int | None = None) -> str:
+    value = _CONTROL.sub(" ", "" if text is None else str(text)).replace("\n", " ")
+    if width is not None and len(value) > width:
+        return value[: width - 1] + "…"
+    return value
+
+
+def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str], out: TextIO) -> None:
+    cells = [[clean(row.get(c), 60) for c in columns] for row in rows]
+    widths = [max([len(c), *(len(r[i]) for r in cells)]) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)), file=out)
+    print("  ".join("-" * w for w in widths), file=out)
+    for row in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)), file=out)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def _risk(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
+    summary = outcome.summary
+    print(f"\nAudit {outcome.audit_id}  target={outcome.target}  suite={outcome.suite}", file=out)
+    rows = [
+        {"category": name, "passed": v["passed"], "failed": v["failed"], "risk": _risk(v["risk"])}
+        for name, v in outcome.by_category.items()
+    ]
+    table(rows, ["category", "passed", "failed", "risk"], out)
+    print(
+        f"\nprompts {summary['total']}  passed {summary['passed']}  failed {summary['failed']}"
+        f"  pass rate {_pct(summary['pass_rate'])}  assertions {summary['assertions_passed']}"
+        f" passed / {summary['assertions_failed']} failed",
+        file=out,
+    )
+    print(
+        f"hallucinations {summary['hallucinations']}  citation errors "
+        f"{summary['citation_errors']}  fallback errors {summary['fallback_errors']}",
+        file=out,
+    )
+    print_gates(outcome.gates, out)
+    print(
+        f"\nDECISION: {_BADGE.get(outcome.decision, outcome.decision)}"
+        f"  (risk {_risk(outcome.risk)})",
+        file=out,
+    )
+
+
+def print_gates(gates: Iterable[GateResult], out: TextIO = sys.stdout) -> None:
+    rows = [{"gate": g.name, "status": g.status.upper(), "detail": g.detail} for g in gates]
+    print("", file=out)
+    table(rows, ["gate", "status", "detail"], out)
+
+
+def worst_claims(warehouse: Warehouse, audit_id: str, limit: int = 5) -> list[dict[str, Any]]:
+    """The least grounded claims of an audit, each with its best evidence passage."""
+    frame = warehouse.query(
+        """
+        SELECT v.prompt_id, v.label, v.probability, c.text AS claim,
+               e.document, e.section, e.text AS evidence
+        FROM verdicts v
+        JOIN claims c USING (audit_id, claim_id)
+        LEFT JOIN evidence e ON e.audit_id = v.audit_id AND e.claim_id = v.claim_id
+             AND e.rank = 1
+        WHERE v.audit_id = ? AND v.label IN ('contradicted', 'unsupported', 'weakly_supported')
+        ORDER BY CASE v.label WHEN 'contradicted' THEN 0 WHEN 'unsupported' THEN 1 ELSE 2 END,
+                 v.probability
+        LIMIT ?
+        """,
+        [audit_id, limit],
+    )
+    return frame.to_dict("records")
+
+
+def print_worst_claims(rows: Sequence[Mapping[str, Any]], out: TextIO = sys.stdout) -> None:
+    if not rows:
+        print("\nNo unsupported or contradicted claims.", file=out)
+        return
+    print("\nWorst claims and their best evidence:", file=out)
+    for row in rows:
+        print(
+            f"- [{row['label']}, p(supported)={row['probability']:.2f}] {row['prompt_id']}: "
+            f"{clean(row['claim'], 160)}",
+            file=out,
+        )
+        if row.get("evidence"):
+            print(
+                f"    evidence: {clean(row['document'])} > {clean(row['section'], 60)}: "
+                f"{clean(row['evidence'], 160)}",
+                file=out,
+            )

@@ -1,0 +1,190 @@
+"""Run the audit graph in-process, once or repeatedly, and collect its outcome.
+
+The CLI is a thin shell over this: it materialises the same Dagster assets the UI and the
+schedule use (``build_assets``), so a CI gate and the weekly audit judge identically.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dagster import DagsterInstance, ExecuteInProcessResult, materialize
+
+from audit_pipeline.config import AuditConfig
+from audit_pipeline.definitions import build_assets, build_checks
+from audit_pipeline.defs.resources import resources_from_config
+from audit_pipeline.scoring.gates import GateResult
+from audit_pipeline.scoring.outcome import AuditOutcome
+
+PROGRESS_LOGGER = "audit_pipeline.progress"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    target: str
+    suite: str | None = None
+    categories: Sequence[str] = ()
+    ids: Sequence[str] = ()
+    concurrency: int | None = None
+    use_cache: bool | None = None
+    verbose: bool = False
+
+
+@dataclass
+class RunResult:
+    success: bool
+    outcome: AuditOutcome | None = None
+    report: Path | None = None
+    errors: list[str] = field(default_factory=list)
+    asset_counts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+
+class _ProgressHandler(logging.Handler):
+    """Forwards the responses asset's progress records to a callback."""
+
+    def __init__(self, callback: Callable[[int, int], None]) -> None:
+        super().__init__()
+        self.callback = callback
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.callback(getattr(record, "done", 0), getattr(record, "total", 0))
+
+
+def _instance() -> DagsterInstance:
+    # With DAGSTER_HOME set (make audit sets it) runs are recorded and visible in `make ui`.
+    return DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
+
+
+def _run_config(options: RunOptions) -> dict[str, Any]:
+    responses: dict[str, Any] = {
+        "categories": list(options.categories),
+        "ids": list(options.ids),
+    }
+    if options.concurrency is not None:
+        responses["concurrency"] = options.concurrency
+    if options.use_cache is not None:
+        responses["use_cache"] = options.use_cache
+    level = "DEBUG" if options.verbose else "ERROR"
+    return {
+        "ops": {
+            "prompt_suite": {"config": {"suite": options.suite}},
+            "responses": {"config": responses},
+        },
+        "loggers": {"console": {"config": {"log_level": level}}},
+    }
+
+
+def _failures(result: ExecuteInProcessResult) -> list[str]:
+    messages = []
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data.error is not None:
+            error = event.step_failure_data.error
+            cause = error.cause or error
+            messages.append(f"{event.step_key}: {cause.message.strip()}")
+    return messages
+
+
+def run_audit(
+    config_path: Path,
+    config: AuditConfig,
+    options: RunOptions,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunResult:
+    """Materialise every asset for one target; the outcome is None when a step failed."""
+    handler = _ProgressHandler(progress) if progress else None
+    logger = logging.getLogger(PROGRESS_LOGGER)
+    if handler:
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    try:
+        result = materialize(
+            [*build_assets(config), *build_checks(config)],
+            resources=resources_from_config(str(config_path), config),
+            instance=_instance(),
+            partition_key=options.target,
+            run_config=_run_config(options),
+            raise_on_error=False,
+        )
+    finally:
+        if handler:
+            logger.removeHandler(handler)
+    counts = [
+        (
+            event.materialization.asset_key.to_user_string(),
+            {key: value.value for key, value in event.materialization.metadata.items()},
+        )
+        for event in result.get_asset_materialization_events()
+    ]
+    if not result.success:
+        return RunResult(False, errors=_failures(result), asset_counts=counts)
+    report = result.asset_value("audit_report") if _has(result, "audit_report") else None
+    return RunResult(
+        True,
+        outcome=result.asset_value("risk_scores"),
+        report=Path(report.html) if report is not None else None,
+        asset_counts=counts,
+    )
+
+
+def _has(result: ExecuteInProcessResult, asset: str) -> bool:
+    return any(
+        event.materialization.asset_key.to_user_string() == asset
+        for event in result.get_asset_materialization_events()
+    )
+
+
+def kth_largest(values: Sequence[float], k: int) -> float:
+    """The value reached or exceeded in at least ``k`` of the runs."""
+    ordered = sorted(values, reverse=True)
+    return ordered[min(k, len(ordered)) - 1]
+
+
+_SEVERITY = {"pass": 0, "warn": 1, "error": 2}
+_DECISIONS = ("deploy", "warn", "block")
+
+
+def combine_repeats(outcomes: Sequence[AuditOutcome], min_fail: int) -> dict[str, Any]:
+    """Flaky-prompt view of N runs: a prompt, a gate or the decision fails only when it fails
+    in at least ``min_fail`` of them."""
+    runs = len(outcomes)
+    failed_runs: dict[str, int] = {}
+    categories: dict[str, str] = {}
+    for outcome in outcomes:
+        for failure in {f["prompt_id"]: f for f in outcome.failures}.values():
+            failed_runs[failure["prompt_id"]] = failed_runs.get(failure["prompt_id"], 0) + 1
+            categories[failure["prompt_id"]] = failure["category"]
+    total = outcomes[-1].summary["total"]
+    failed = sorted(p for p, n in failed_runs.items() if n >= min_fail)
+    decision = _DECISIONS[
+        int(kth_largest([_DECISIONS.index(o.decision) for o in outcomes], min_fail))
+    ]
+    gates = []
+    for index, gate in enumerate(outcomes[-1].gates):
+        levels = [_SEVERITY[o.gates[index].status] for o in outcomes]
+        status = next(s for s, v in _SEVERITY.items() if v == kth_largest(levels, min_fail))
+        detail = f"{sum(v > 0 for v in levels)} of {runs} runs outside the limit"
+        gates.append(GateResult(gate.name, status, gate.value, detail))  # type: ignore[arg-type]
+    return {
+        "runs": runs,
+        "min_fail": min_fail,
+        "decision": decision,
+        "total": total,
+        "failed": len(failed),
+        "passed": total - len(failed),
+        "pass_rate": (total - len(failed)) / total if total else 0.0,
+        "prompts": {
+            prompt: {
+                "category": categories[prompt],
+                "failed_runs": n,
+                "runs": runs,
+                "failed": n >= min_fail,
+            }
+            for prompt, n in sorted(failed_runs.items())
+        },
+        "gates": gates,
+    }

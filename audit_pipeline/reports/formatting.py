@@ -1,0 +1,136 @@
+"""Number, date and label formatting shared by the HTML and Markdown reports.
+
+Both formats must quote the same figures the same way, so a number read in the Markdown posted
+on a pull request matches the HTML report linked from it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from html import escape
+
+from audit_pipeline.reports.data import AssertionResult, Citation, Claim, PromptResult
+from audit_pipeline.reports.spans import place
+
+_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+_EMPHASIS = re.compile(r"\*\*|__")
+_BULLET = re.compile(r"\s[-*]\s")
+DASH = "\u2014"  # em dash: no value
+CRUMB = "\u203a"  # between document and section
+
+
+def esc(value: object) -> str:
+    """Escape any value for HTML text and attribute positions (None becomes empty)."""
+    return escape("" if value is None else str(value), quote=True)
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    return DASH if value is None else f"{100 * value:.{digits}f}%"
+
+
+def num(value: float | None, digits: int = 3) -> str:
+    return DASH if value is None else f"{value:.{digits}f}"
+
+
+def when(moment: datetime | None) -> str:
+    if moment is None:
+        return DASH
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def duration(start: datetime | None, end: datetime | None) -> str | None:
+    if start is None or end is None:
+        return None
+    seconds = max(0, int((end - start).total_seconds()))
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    return f"{minutes} min {seconds:02d} s" if minutes else f"{seconds} s"
+
+
+def short_hash(value: str | None, length: int = 12) -> str:
+    return DASH if not value else value[:length]
+
+
+def label_text(label: str | None) -> str:
+    return "not judged" if label is None else label.replace("_", " ")
+
+
+def claim_refs(prompt: PromptResult) -> dict[str, str]:
+    """``C1``, ``C2``… for the hallucinated claims of a prompt, in reading order: turn by turn,
+    and within a turn by where the claim is highlighted (unplaceable claims last)."""
+    refs: dict[str, str] = {}
+    for turn in prompt.turns:
+        text = turn.response or ""
+
+        def position(claim: Claim, text: str = text) -> tuple[int, int]:
+            placed = place(text, claim.start_char, claim.end_char, claim.text)
+            return (0, placed[0]) if placed else (1, 0)
+
+        for claim in sorted(turn.hallucinations, key=position):
+            refs.setdefault(claim.claim_id, f"C{len(refs) + 1}")
+    return refs
+
+
+def plain_excerpt(text: str, limit: int) -> str:
+    """A vault passage for reading: Markdown emphasis, table rules and pipes become plain text.
+
+    Only for display; what is shown is still escaped by the renderer like any other data.
+    """
+    lines = [line.strip() for line in text.splitlines()]
+    kept = [line for line in lines if line and not _TABLE_RULE.match(line)]
+    flat = " ".join(_cells(line) for line in kept)
+    flat = _EMPHASIS.sub("", flat)
+    flat = _BULLET.sub(" \u2022 ", " " + flat).strip().rstrip(";")
+    return excerpt(flat, limit)
+
+
+def _cells(line: str) -> str:
+    if line.startswith("|") and line.endswith("|"):
+        return " \u00b7 ".join(cell.strip() for cell in line.strip("|").split("|")) + ";"
+    return line
+
+
+def failure_reasons(prompt: PromptResult) -> list[tuple[str, str]]:
+    """Short ``(css class, text)`` reasons why a prompt is listed as a failure."""
+    reasons: list[tuple[str, str]] = []
+    if any(turn.error for turn in prompt.turns):
+        reasons.append(("error", "no answer"))
+    hallucinations: list[Claim] = list(prompt.hallucinations)
+    for label in ("contradicted", "unsupported"):
+        n = sum(1 for claim in hallucinations if claim.label == label)
+        if n:
+            reasons.append((label, f"{n} {label}"))
+    failed = len(prompt.failed_assertions)
+    if failed:
+        reasons.append(("failed", f"{failed} failed check{'s' if failed != 1 else ''}"))
+    return reasons
+
+
+def excerpt(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word boundary near ``limit`` characters."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
+    return cut.rstrip(",.;:") + "…"
+
+
+def citation_status(citation: Citation, assertions: Sequence[AssertionResult]) -> str | None:
+    """``ok`` when every citation check of the turn passed, ``bad`` when a failed one names
+    this citation's file or label, else None (the checks do not say which citation failed)."""
+    checks = [a for a in assertions if a.is_citation]
+    if not checks:
+        return None
+    failed = [a for a in checks if not a.passed]
+    if not failed:
+        return "ok"
+    names = [name for name in (citation.file, citation.label) if name]
+    if any(name in (a.detail or "") for a in failed for name in names):
+        return "bad"
+    return None

@@ -1,0 +1,401 @@
+"""The per-audit report in Markdown, for pull-request comments, chat and terminals.
+
+Same content as the HTML report, with tables in place of charts. Model text is untrusted and
+Markdown renders it: an answer containing ``[click](javascript:…)``, ``<img onerror=…>``, a
+bare URL or a table pipe would become a live link, raw HTML or a broken table. Every piece of
+model or vault text therefore goes through ``escape_markdown``, which turns each metacharacter
+into a numeric character reference. References (unlike backslash escapes) survive
+``markdown_table``'s own backslash escaping and render as the literal character in every
+CommonMark/GFM renderer, never as markup.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from audit_pipeline.reports.data import Claim, PromptResult, ReportData, Turn
+from audit_pipeline.reports.formatting import (
+    CRUMB,
+    DASH,
+    citation_status,
+    claim_refs,
+    excerpt,
+    failure_reasons,
+    label_text,
+    num,
+    pct,
+    plain_excerpt,
+    short_hash,
+    when,
+)
+from audit_pipeline.reports.markdown import markdown_table
+from audit_pipeline.reports.spans import Mark, place, runs, segments
+from audit_pipeline.reports.summary import (
+    DEFAULT_THRESHOLDS,
+    Summary,
+    Thresholds,
+    by_risk,
+    summarize,
+)
+
+EVIDENCE_SHOWN = 3
+EVIDENCE_CHARS = 300
+
+# Characters that start or end Markdown/HTML constructs: links and images ([ ]), emphasis and
+# strikethrough (* _ ~), highlights (=), code (`), raw HTML and entities (< > &), tables (|),
+# headings and issue references (#), mentions and e-mail autolinks (@), maths ($).
+_META = re.compile(r"[\\`*\[\]<>#|~=&$@]")
+# ``_`` inside a word (``vault_bot``) can neither open nor close emphasis, so it stays readable.
+_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_AUTOLINK = re.compile(r"(?i)(://|\bwww\.)")
+# What opens a list item or a thematic break at the start of a line (``>`` is escaped anyway).
+_BLOCK_MARKER = re.compile(r"^([-+](?=\s|$)|-(?=-)|\d{1,9}[.)](?=\s|$))")
+_NO_CUT = 100_000
+DECISION_ICONS = {"deploy": "🟢", "warn": "🟠", "block": "🔴"}
+
+
+def escape_markdown(text: str | None, *, line_start: bool = False) -> str:
+    """``text`` made inert for Markdown: literal characters only, no links, HTML or layout.
+
+    Newlines are kept (callers decide how to lay lines out). Every line that starts a line of
+    the output (those after a newline, and the first too when ``line_start``: text placed at
+    the start of a block) loses its indentation, so it cannot become a code block, and has a
+    leading list or rule marker escaped.
+    """
+    if not text:
+        return ""
+    out = _META.sub(lambda m: f"&#{ord(m.group(0))};", text)
+    out = _UNDERSCORE.sub("&#95;", out)
+    out = _AUTOLINK.sub(lambda m: _entities(m.group(0)), out)
+    lines = out.split("\n")
+    for i, line in enumerate(lines):
+        if i or line_start:
+            line = line.lstrip(" \t")
+            lines[i] = _BLOCK_MARKER.sub(lambda m: _entities(m.group(0)), line)
+    return "\n".join(lines)
+
+
+def _entities(text: str) -> str:
+    return "".join(f"&#{ord(c)};" for c in text)
+
+
+def _table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """``markdown_table`` with cells already shortened and escaped by us: its own cut-off
+    would slice character references in half, so it is set out of reach."""
+    return markdown_table(rows, columns, max_cell=_NO_CUT)
+
+
+def _cell(text: str | None, limit: int = 80) -> str:
+    """One table cell of untrusted text: flattened, shortened, then escaped."""
+    return escape_markdown(excerpt(text or "", limit))
+
+
+def render_markdown(
+    data: ReportData,
+    *,
+    summary: Mapping[str, Any] | None = None,
+    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    generated_at: datetime | None = None,
+) -> str:
+    figures = summarize(data, summary)
+    sections = [
+        _header(data, thresholds),
+        _summary(data, figures),
+        _categories(figures, data.previous_audit_id),
+        _verdicts(data),
+        _trend(data),
+        _failures(data.failures),
+        _passing(data.passing),
+        f"---\n_Generated {when(generated_at or datetime.now(UTC))} from the audit warehouse;"
+        " model output is shown as escaped text._",
+    ]
+    return "\n\n".join(sections).rstrip() + "\n"
+
+
+def _header(data: ReportData, thresholds: Thresholds) -> str:
+    audit = data.audit
+    score = data.audit_score
+    decision = (audit.decision or (score.decision if score else None) or "pending").lower()
+    risk = audit.risk if audit.risk is not None else (score.risk if score else None)
+    icon = DECISION_ICONS.get(decision, "⚪")
+    rows = [
+        {"field": "Audit id", "value": escape_markdown(audit.audit_id)},
+        {"field": "Started", "value": when(audit.started_at)},
+        {"field": "Status", "value": escape_markdown(audit.status or DASH)},
+        {"field": "Target", "value": escape_markdown(audit.target or DASH)},
+        {"field": "Suite", "value": escape_markdown(audit.suite or DASH)},
+        {"field": "Suite hash", "value": escape_markdown(short_hash(audit.suite_hash))},
+        {"field": "Vault hash", "value": escape_markdown(short_hash(audit.vault_hash))},
+        {"field": "Config hash", "value": escape_markdown(short_hash(audit.config_hash))},
+    ]
+    return (
+        f"# Audit report: {escape_markdown(audit.target or 'unknown target')} · "
+        f"{escape_markdown(audit.suite or 'unknown suite')}\n\n"
+        f"**Decision: {icon} {escape_markdown(decision.upper())}** · risk {num(risk)} "
+        f"(warn ≥ {thresholds[0]:.2f}, block ≥ {thresholds[1]:.2f})\n\n"
+        + _table(rows, ["field", "value"])
+    )
+
+
+def _summary(data: ReportData, s: Summary) -> str:
+    score = data.audit_score
+    rows = [
+        {"metric": "Prompts", "value": f"{s.total} ({s.passed} passed, {s.failed} failed)"},
+        {"metric": "Pass rate", "value": pct(s.pass_rate)},
+        {
+            "metric": "Assertions",
+            "value": f"{s.assertions_passed} passed, {s.assertions_failed} failed",
+        },
+        {"metric": "Hallucinations (unsupported + contradicted)", "value": s.hallucinations},
+        {"metric": "Citation errors", "value": s.citation_errors},
+        {"metric": "Fallback errors", "value": s.fallback_errors},
+        {"metric": "Hallucination rate", "value": pct(score.hallucination_rate if score else None)},
+        {"metric": "Citation accuracy", "value": pct(score.citation_accuracy if score else None)},
+    ]
+    return "## Summary\n\n" + _table(rows, ["metric", "value"])
+
+
+def _categories(s: Summary, previous_audit_id: str | None) -> str:
+    rows = []
+    for row in by_risk(s.categories):
+        score = row.score
+        change = (
+            f"{row.risk - row.previous_risk:+.3f}"
+            if row.risk is not None and row.previous_risk is not None
+            else DASH
+        )
+        rows.append(
+            {
+                "category": escape_markdown(row.category),
+                "prompts": row.total,
+                "passed": row.passed,
+                "failed": row.failed,
+                "pass rate": pct(row.pass_rate, 0),
+                "claims": score.claims if score else DASH,
+                "unsupported": score.unsupported if score else DASH,
+                "contradicted": score.contradicted if score else DASH,
+                "risk": num(row.risk),
+                "previous risk": num(row.previous_risk),
+                "change": change,
+            }
+        )
+    note = (
+        f"Previous audit of this target: {escape_markdown(previous_audit_id)}."
+        if previous_audit_id
+        else "No earlier audit of this target to compare with."
+    )
+    columns = [
+        "category",
+        "prompts",
+        "passed",
+        "failed",
+        "pass rate",
+        "claims",
+        "unsupported",
+        "contradicted",
+        "risk",
+        "previous risk",
+        "change",
+    ]
+    return "## By category\n\n" + _table(rows, columns) + f"\n\n{note}"
+
+
+def _verdicts(data: ReportData) -> str:
+    counts = data.verdict_counts()
+    total = sum(counts.values())
+    rows = [
+        {"verdict": label_text(label), "claims": n, "share": pct(n / total if total else None, 0)}
+        for label, n in counts.items()
+        if n or label != "pending"
+    ]
+    return "## Claims by verdict\n\n" + _table(rows, ["verdict", "claims", "share"])
+
+
+def _trend(data: ReportData) -> str:
+    rows = [
+        {
+            "audit": escape_markdown(p.audit_id) + (" (this audit)" if p.is_current else ""),
+            "started": when(p.started_at),
+            "risk": num(p.risk),
+            "hallucination rate": pct(p.hallucination_rate),
+            "decision": escape_markdown(p.decision or DASH),
+        }
+        for p in reversed(data.trend)
+    ]
+    columns = ["audit", "started", "risk", "hallucination rate", "decision"]
+    return "## Trend for this target\n\n" + _table(rows, columns)
+
+
+def _slug(heading: str) -> str:
+    """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def _failures(failures: Sequence[PromptResult]) -> str:
+    if not failures:
+        return (
+            "## Failures (0)\n\nNo failures: every prompt passed its checks and no claim was"
+            " found unsupported or contradicted."
+        )
+    toc = "\n".join(
+        f"{i}. [{escape_markdown(p.prompt_id)}](#{_slug(p.prompt_id)}) · "
+        f"{escape_markdown(p.category)} · " + ", ".join(text for _, text in failure_reasons(p))
+        for i, p in enumerate(failures, start=1)
+    )
+    cards = "\n\n".join(_failure(p) for p in failures)
+    return f"## Failures ({len(failures)})\n\n{toc}\n\n{cards}"
+
+
+def _failure(prompt: PromptResult) -> str:
+    refs = claim_refs(prompt)
+    reasons = ", ".join(text for _, text in failure_reasons(prompt))
+    parts = [
+        f"### {escape_markdown(prompt.prompt_id)}",
+        f"Category **{escape_markdown(prompt.category)}** · {reasons}",
+    ]
+    many = len(prompt.turns) > 1
+    for i, turn in enumerate(prompt.turns, start=1):
+        parts.append(_turn(turn, refs, f"Turn {i} of {len(prompt.turns)}" if many else None))
+    return "\n\n".join(parts)
+
+
+def _quote(text: str) -> str:
+    """Already-escaped text as a blockquote whose lines keep their breaks."""
+    lines = text.split("\n")
+    return "\n".join(f"> {line}  " if line.strip() else ">" for line in lines)
+
+
+def _turn(turn: Turn, refs: Mapping[str, str], heading: str | None) -> str:
+    parts: list[str] = []
+    if heading:
+        parts.append(f"#### {heading}" + ("" if turn.is_failure else " (passed)"))
+    expected = (
+        f" (expected: {escape_markdown(turn.expected_behavior.replace('_', ' '))})"
+        if turn.expected_behavior
+        else ""
+    )
+    prompt = escape_markdown(turn.prompt, line_start=True)
+    parts.append(f"**Prompt**{expected}\n\n" + _quote(prompt))
+    if turn.error:
+        parts.append(f"**No answer:** {escape_markdown(excerpt(turn.error, 300))}")
+    if turn.response is not None or not turn.error:
+        parts.append("**Response**\n\n" + _quote(_highlighted(turn, refs)))
+    claims = sorted(
+        (c for c in turn.claims if c.claim_id in refs), key=lambda c: int(refs[c.claim_id][1:])
+    )
+    if claims:
+        parts.append(
+            "**Unsupported and contradicted claims**\n\n"
+            + "\n\n".join(_claim(c, refs[c.claim_id]) for c in claims)
+        )
+    if turn.citations:
+        rows = []
+        for citation in turn.citations:
+            status = citation_status(citation, turn.assertions)
+            rows.append(
+                {
+                    "citation": _cell(citation.label, 100),
+                    "file": _cell(citation.file),
+                    "section": _cell(citation.section),
+                    "check": {"ok": "verified", "bad": "FAILED"}.get(status or "", DASH),
+                }
+            )
+        parts.append("**Citations**\n\n" + _table(rows, ["citation", "file", "section", "check"]))
+    failed = turn.failed_assertions
+    if failed:
+        rows = [{"check": _cell(a.assertion, 60), "detail": _cell(a.detail, 160)} for a in failed]
+        parts.append("**Failed checks**\n\n" + _table(rows, ["check", "detail"]))
+    passed = [a.assertion for a in turn.assertions if a.passed]
+    if passed:
+        parts.append("Passed checks: " + ", ".join(escape_markdown(name) for name in passed))
+    return "\n\n".join(parts)
+
+
+def _highlighted(turn: Turn, refs: Mapping[str, str]) -> str:
+    """Escaped response with hallucinated spans in **bold**, each followed by its ``(C1)``."""
+    text = turn.response or ""
+    if not text:
+        return "_(empty response)_"
+    marks: list[Mark] = []
+    for claim in turn.claims:
+        ref = refs.get(claim.claim_id)
+        placed = place(text, claim.start_char, claim.end_char, claim.text) if ref else None
+        if ref and placed:
+            marks.append(Mark(placed[0], placed[1], ref, ref, claim.label or ""))
+    out: list[str] = []
+    for lit, piece, closing in runs(segments(text, marks)):
+        fresh = not out or out[-1].endswith("\n")
+        if not lit:
+            out.append(escape_markdown(piece, line_start=fresh))
+            continue
+        out.append(
+            "\n".join(_bold(line, i > 0 or fresh) for i, line in enumerate(piece.split("\n")))
+        )
+        if closing:
+            tags = ", ".join(f"{m.ref} {m.label}" for m in closing)
+            out.append(f" _({escape_markdown(tags)})_")
+    return "".join(out)
+
+
+def _bold(line: str, line_start: bool) -> str:
+    """Bold one line of a highlight; surrounding spaces stay outside the markers to be valid."""
+    core = line.strip()
+    if not core:
+        return "" if line_start else line
+    lead = "" if line_start else line[: len(line) - len(line.lstrip())]
+    trail = line[len(line.rstrip()) :]
+    return f"{lead}**{escape_markdown(core, line_start=False)}**{trail}"
+
+
+def _claim(claim: Claim, ref: str) -> str:
+    probability = f" · p = {claim.probability:.2f}" if claim.probability is not None else ""
+    who = " · ".join(x for x in (claim.verifier, claim.decided_by) if x)
+    lines = [
+        f"- **{ref} · {escape_markdown(label_text(claim.label))}**{probability}"
+        + (f" · {escape_markdown(who)}" if who else ""),
+        f"  - Claim: _{escape_markdown(' '.join(claim.text.split()))}_",
+    ]
+    if claim.justification:
+        lines.append(f"  - Why: {escape_markdown(' '.join(claim.justification.split()))}")
+    used = set(claim.supporting_chunk_ids)
+    for item in claim.evidence[:EVIDENCE_SHOWN]:
+        where = escape_markdown(item.document or item.chunk_id)
+        if item.section:
+            where += f" {CRUMB} {escape_markdown(item.section)}"
+        scores = ", ".join(
+            part
+            for part in (
+                f"fused {item.fused_score:.3f}" if item.fused_score is not None else "",
+                f"vector {item.vector_score:.3f}" if item.vector_score is not None else "",
+                f"BM25 {item.bm25_score:.2f}" if item.bm25_score is not None else "",
+            )
+            if part
+        )
+        flag = " · used by verifier" if item.chunk_id in used else ""
+        lines.append(
+            f"  - Evidence #{item.rank}: {where} ({scores}{flag}): "
+            f"{escape_markdown(plain_excerpt(item.text, EVIDENCE_CHARS))}"
+        )
+    if not claim.evidence:
+        lines.append("  - No evidence was retrieved for this claim.")
+    return "\n".join(lines)
+
+
+def _passing(passing: Sequence[PromptResult]) -> str:
+    rows = [
+        {
+            "prompt": escape_markdown(p.prompt_id),
+            "category": escape_markdown(p.category),
+            "turns": len(p.turns),
+            "claims": len(p.claims),
+            "question": _cell(p.turns[0].prompt, 90),
+        }
+        for p in passing
+    ]
+    if not rows:
+        return "## Passing prompts (0)\n\nNo prompt passed."
+    columns = ["prompt", "category", "turns", "claims", "question"]
+    return f"## Passing prompts ({len(rows)})\n\n" + _table(rows, columns)

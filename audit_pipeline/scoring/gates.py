@@ -1,0 +1,94 @@
+"""Release gates: thresholds on an audit's outcome that make a CI job pass, warn or fail.
+
+The same evaluation backs the Dagster asset checks (ERROR / WARN severities) and the CLI's exit
+code, so the UI and a CI pipeline can never disagree about whether an audit passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+GateStatus = Literal["pass", "warn", "error"]
+
+
+class GateSettings(BaseModel):
+    """The ``gates:`` section of audit.yaml. Counts fail when they exceed the limit; the pass
+    rate fails when it falls below."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    block_decision: Literal["error", "warn"] = "error"
+    hallucinations_error: int = Field(default=0, ge=0)
+    citation_errors_warn: int = Field(default=0, ge=0)
+    citation_errors_error: int = Field(default=3, ge=0)
+    pass_rate_warn: float = Field(default=0.95, ge=0, le=1)
+    pass_rate_error: float = Field(default=0.85, ge=0, le=1)
+    fallback_errors_warn: int = Field(default=0, ge=0)
+    fallback_errors_error: int = Field(default=2, ge=0)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    name: str
+    status: GateStatus
+    value: float | str
+    detail: str
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _count_gate(name: str, value: int, warn: int | None, error: int) -> GateResult:
+    if value > error:
+        return GateResult(name, "error", value, f"{value} > {error}")
+    if warn is not None and value > warn:
+        return GateResult(name, "warn", value, f"{value} > {warn}")
+    return GateResult(name, "pass", value, f"{value} within limit {error}")
+
+
+def evaluate_gates(
+    summary: Mapping[str, Any], decision: str, settings: GateSettings
+) -> list[GateResult]:
+    """All gates for one audit, in a fixed order."""
+    if decision == "block":
+        decision_gate = GateResult("decision", settings.block_decision, decision, "risk too high")
+    else:
+        decision_gate = GateResult("decision", "pass", decision, f"decision is {decision}")
+    rate = float(summary["pass_rate"])
+    if rate < settings.pass_rate_error:
+        rate_gate = GateResult(
+            "pass_rate", "error", rate, f"{rate:.1%} < {settings.pass_rate_error:.0%}"
+        )
+    elif rate < settings.pass_rate_warn:
+        rate_gate = GateResult(
+            "pass_rate", "warn", rate, f"{rate:.1%} < {settings.pass_rate_warn:.0%}"
+        )
+    else:
+        rate_gate = GateResult("pass_rate", "pass", rate, f"{rate:.1%}")
+    return [
+        decision_gate,
+        _count_gate(
+            "hallucinations", int(summary["hallucinations"]), None, settings.hallucinations_error
+        ),
+        _count_gate(
+            "citation_errors",
+            int(summary["citation_errors"]),
+            settings.citation_errors_warn,
+            settings.citation_errors_error,
+        ),
+        rate_gate,
+        _count_gate(
+            "fallback_errors",
+            int(summary["fallback_errors"]),
+            settings.fallback_errors_warn,
+            settings.fallback_errors_error,
+        ),
+    ]

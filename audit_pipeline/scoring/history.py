@@ -1,0 +1,108 @@
+"""Audit outcomes rebuilt from the warehouse, and the difference between two audits.
+
+``audit-pipeline report`` and ``diff`` work on audits finished days ago, from any machine that
+has the DuckDB file: everything they show is recomputed from stored rows, with the same
+functions the pipeline used when the audit ran.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from audit_pipeline.assertions.summary import summarize
+from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
+from audit_pipeline.scoring.outcome import SUMMARY_KEYS, AuditOutcome
+from audit_pipeline.scoring.risk import HALLUCINATED
+from audit_pipeline.warehouse.audit_tables import load_response_records
+from audit_pipeline.warehouse.detection_tables import labels_by_turn, load_assertion_rows
+from audit_pipeline.warehouse.store import Warehouse, or_none
+
+
+class UnknownAuditError(LookupError):
+    pass
+
+
+def load_outcome(warehouse: Warehouse, audit_id: str, gates: GateSettings) -> AuditOutcome:
+    audit = warehouse.query("SELECT * FROM audits WHERE audit_id = ?", [audit_id])
+    if audit.empty:
+        raise UnknownAuditError(f"no audit {audit_id!r} in {warehouse.path}")
+    row = audit.iloc[0]
+    if or_none(row["decision"]) is None:
+        raise UnknownAuditError(f"audit {audit_id!r} has not finished (status {row['status']})")
+    labels = labels_by_turn(warehouse, audit_id)
+    hallucinated = {key for key, found in labels.items() if HALLUCINATED.intersection(found)}
+    summary = summarize(
+        load_assertion_rows(warehouse, audit_id),
+        load_response_records(warehouse, audit_id),
+        hallucinated,
+    ).to_dict()
+    risks = warehouse.query(
+        "SELECT category, risk FROM risk_scores WHERE audit_id = ? AND scope = 'category'",
+        [audit_id],
+    )
+    risk_by_category = {r.category: or_none(r.risk) for r in risks.itertuples(index=False)}
+    by_category = {
+        name: {
+            **summary["by_category"].get(name, {"passed": 0, "failed": 0}),
+            "risk": risk_by_category.get(name),
+        }
+        for name in sorted(set(summary["by_category"]) | set(risk_by_category))
+    }
+    return AuditOutcome(
+        audit_id=audit_id,
+        target=row["target"],
+        suite=row["suite"],
+        decision=row["decision"],
+        risk=or_none(row["risk"]),
+        summary={key: summary[key] for key in SUMMARY_KEYS},
+        by_category=by_category,
+        failures=summary["failures"],
+        gates=evaluate_gates(summary, row["decision"], gates),
+    )
+
+
+@dataclass(frozen=True)
+class AuditDiff:
+    before: AuditOutcome
+    after: AuditOutcome
+    new_failures: list[str]
+    fixed: list[str]
+    still_failing: list[str]
+    score_changes: dict[str, dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "before": self.before.audit_id,
+            "after": self.after.audit_id,
+            "decision": {"before": self.before.decision, "after": self.after.decision},
+            "risk": {"before": self.before.risk, "after": self.after.risk},
+            "new_failures": self.new_failures,
+            "fixed": self.fixed,
+            "still_failing": self.still_failing,
+            "score_changes": self.score_changes,
+        }
+
+
+def diff_outcomes(before: AuditOutcome, after: AuditOutcome) -> AuditDiff:
+    failed_before = {f["prompt_id"] for f in before.failures}
+    failed_after = {f["prompt_id"] for f in after.failures}
+    changes: dict[str, dict[str, Any]] = {}
+    for name in sorted(set(before.by_category) | set(after.by_category)):
+        old = before.by_category.get(name, {})
+        new = after.by_category.get(name, {})
+        if old.get("risk") != new.get("risk") or old.get("failed") != new.get("failed"):
+            changes[name] = {
+                "risk_before": old.get("risk"),
+                "risk_after": new.get("risk"),
+                "failed_before": old.get("failed"),
+                "failed_after": new.get("failed"),
+            }
+    return AuditDiff(
+        before=before,
+        after=after,
+        new_failures=sorted(failed_after - failed_before),
+        fixed=sorted(failed_before - failed_after),
+        still_failing=sorted(failed_before & failed_after),
+        score_changes=changes,
+    )

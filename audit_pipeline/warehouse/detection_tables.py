@@ -1,0 +1,209 @@
+"""Rows of the detection stages (claims, evidence, verdicts) and their round trip.
+
+Each stage is written with ``Warehouse.replace`` keyed by ``audit_id``: re-materialising a
+stage for an audit replaces that audit's rows of that stage in one transaction and leaves every
+other audit alone.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import pandas as pd
+
+from audit_pipeline.assertions.outcome import AssertionRow
+from audit_pipeline.claims.model import Claim
+from audit_pipeline.detection.stages import AnsweredTurn, AuditClaim
+from audit_pipeline.verification.model import EvidencePassage, Verdict
+from audit_pipeline.warehouse.store import Warehouse, or_none
+
+
+def answered_turns(responses: pd.DataFrame) -> list[AnsweredTurn]:
+    """Responses rows (as loaded by ``load_responses``) as detection inputs."""
+    turns = []
+    for row in responses.itertuples(index=False):
+        context = or_none(row.context)
+        turns.append(
+            AnsweredTurn(
+                prompt_id=row.prompt_id,
+                turn=int(row.turn),
+                response=or_none(row.response),
+                context=tuple(context) if context is not None and len(context) else None,
+                error=or_none(row.error),
+            )
+        )
+    return turns
+
+
+def write_claims(warehouse: Warehouse, audit_id: str, claims: Sequence[AuditClaim]) -> int:
+    rows = [
+        {
+            "audit_id": audit_id,
+            "prompt_id": c.prompt_id,
+            "turn": c.turn,
+            "claim_id": c.claim_id,
+            "text": c.claim.text,
+            "start_char": c.claim.start,
+            "end_char": c.claim.end,
+            "kind": c.claim.kind,
+            "extractor": c.extractor,
+        }
+        for c in claims
+    ]
+    return warehouse.replace("claims", rows, {"audit_id": audit_id})
+
+
+def load_claims(warehouse: Warehouse, audit_id: str) -> list[AuditClaim]:
+    frame = warehouse.query(
+        "SELECT * FROM claims WHERE audit_id = ? ORDER BY prompt_id, turn, start_char", [audit_id]
+    )
+    return [
+        AuditClaim(
+            claim_id=row.claim_id,
+            prompt_id=row.prompt_id,
+            turn=int(row.turn),
+            claim=Claim(
+                claim_id=row.claim_id,
+                text=row.text,
+                start=int(row.start_char),
+                end=int(row.end_char),
+                kind=row.kind,
+            ),
+            extractor=row.extractor,
+        )
+        for row in frame.itertuples(index=False)
+    ]
+
+
+def write_evidence(
+    warehouse: Warehouse,
+    audit_id: str,
+    evidence: dict[str, list[EvidencePassage]],
+    fallback_mode: bool = False,
+) -> int:
+    rows = [
+        {
+            "audit_id": audit_id,
+            "claim_id": claim_id,
+            "rank": rank,
+            "chunk_id": p.chunk_id,
+            "document": p.document,
+            "section": p.section,
+            "text": p.text,
+            "vector_score": p.vector_score,
+            "bm25_score": p.bm25_score,
+            "fused_score": p.fused_score,
+            "source": p.source,
+            "fallback_mode": fallback_mode,
+        }
+        for claim_id, passages in evidence.items()
+        for rank, p in enumerate(passages, start=1)
+    ]
+    return warehouse.replace("evidence", rows, {"audit_id": audit_id})
+
+
+def load_evidence(warehouse: Warehouse, audit_id: str) -> dict[str, list[EvidencePassage]]:
+    frame = warehouse.query(
+        "SELECT * FROM evidence WHERE audit_id = ? ORDER BY claim_id, rank", [audit_id]
+    )
+    evidence: dict[str, list[EvidencePassage]] = defaultdict(list)
+    for row in frame.itertuples(index=False):
+        evidence[row.claim_id].append(
+            EvidencePassage(
+                chunk_id=row.chunk_id,
+                text=row.text,
+                document=or_none(row.document) or "",
+                section=or_none(row.section) or "",
+                vector_score=or_none(row.vector_score),
+                bm25_score=or_none(row.bm25_score),
+                fused_score=float(row.fused_score),
+                source=row.source,
+            )
+        )
+    return dict(evidence)
+
+
+def write_verdicts(
+    warehouse: Warehouse, audit_id: str, claims: Sequence[AuditClaim], verdicts: Sequence[Verdict]
+) -> int:
+    rows = [
+        {
+            "audit_id": audit_id,
+            "claim_id": c.claim_id,
+            "prompt_id": c.prompt_id,
+            "turn": c.turn,
+            "label": str(v.label),
+            "probability": v.probability,
+            "justification": v.justification,
+            "supporting_chunk_ids": list(v.supporting_chunk_ids),
+            "verifier": v.verifier,
+            "verifier_version": v.verifier_version,
+            "decided_by": v.decided_by,
+        }
+        for c, v in zip(claims, verdicts, strict=True)
+    ]
+    return warehouse.replace("verdicts", rows, {"audit_id": audit_id})
+
+
+def labels_by_turn(warehouse: Warehouse, audit_id: str) -> dict[tuple[str, int], list[str]]:
+    frame = warehouse.query(
+        "SELECT prompt_id, turn, label FROM verdicts WHERE audit_id = ?", [audit_id]
+    )
+    labels: dict[tuple[str, int], list[str]] = defaultdict(list)
+    for row in frame.itertuples(index=False):
+        labels[(row.prompt_id, int(row.turn))].append(row.label)
+    return dict(labels)
+
+
+def write_assertion_results(
+    warehouse: Warehouse, audit_id: str, rows: Sequence[AssertionRow]
+) -> int:
+    return warehouse.replace(
+        "assertion_results",
+        [{"audit_id": audit_id, **row.to_row()} for row in rows],
+        {"audit_id": audit_id},
+    )
+
+
+def load_assertion_rows(warehouse: Warehouse, audit_id: str) -> list[AssertionRow]:
+    frame = warehouse.query(
+        "SELECT * FROM assertion_results WHERE audit_id = ? ORDER BY prompt_id, turn", [audit_id]
+    )
+    return [
+        AssertionRow(
+            prompt_id=row.prompt_id,
+            turn=int(row.turn),
+            category=row.category,
+            assertion=row.assertion,
+            passed=bool(row.passed),
+            detail=or_none(row.detail) or "",
+            expected_behavior=or_none(row.expected_behavior),
+            fell_back=bool(row.fell_back),
+            citation_errors=int(row.citation_errors),
+        )
+        for row in frame.itertuples(index=False)
+    ]
+
+
+def write_risk_scores(
+    warehouse: Warehouse,
+    audit_id: str,
+    rows: Sequence[dict[str, Any]],
+    *,
+    decision: str,
+    risk: float | None,
+) -> None:
+    """Risk rows and the audit's decision, together: a reader never sees one without the other."""
+    warehouse.replace_many(
+        [("risk_scores", [{"audit_id": audit_id, **row} for row in rows], {"audit_id": audit_id})],
+        statements=[
+            (
+                "UPDATE audits SET decision = ?, risk = ?, status = 'finished', finished_at = ? "
+                "WHERE audit_id = ?",
+                [decision, risk, datetime.now(UTC), audit_id],
+            )
+        ],
+    )

@@ -1,0 +1,60 @@
+"""Span segmentation: untrusted offsets never lose, duplicate or reorder response text."""
+
+from __future__ import annotations
+
+from audit_pipeline.reports.spans import Mark, place, runs, segments
+
+TEXT = "Keys rotate quarterly. Backups are kept forever."
+
+
+def mark(start: int, end: int, ref: str, label: str = "unsupported") -> Mark:
+    return Mark(start, end, ref, ref.lower(), label)
+
+
+def test_segments_join_back_to_the_text_and_carry_their_claims() -> None:
+    parts = segments(TEXT, [mark(0, 21, "C1", "contradicted"), mark(12, 35, "C2")])
+
+    assert "".join(p.text for p in parts) == TEXT
+    assert [(p.text, [m.ref for m in p.marks]) for p in parts] == [
+        ("Keys rotate ", ["C1"]),
+        ("quarterly", ["C1", "C2"]),
+        (". Backups are ", ["C2"]),
+        ("kept forever.", []),
+    ]
+    assert parts[1].label == "contradicted"  # the most severe label wins an overlap
+    assert [m.ref for m in parts[1].closing] == ["C1"]
+    assert [m.ref for m in parts[2].closing] == ["C2"]
+
+
+def test_unusable_marks_are_ignored() -> None:
+    parts = segments(TEXT, [mark(-3, 4, "C1"), mark(5, 500, "C2"), mark(9, 2, "C3")])
+
+    assert [p.text for p in parts] == [TEXT]
+    assert parts[0].marks == ()
+
+
+def test_place_clamps_offsets_and_falls_back_to_the_claim_text() -> None:
+    assert place(TEXT, -5, 4, "Keys") == (0, 4)
+    assert place(TEXT, 40, 999, None) == (40, len(TEXT))
+    assert place(TEXT, 30, 10, "kept forever") == (35, 47)
+    assert place(TEXT, 900, 950, "kept forever") == (35, 47)
+    assert place(TEXT, 900, 950, "not in the text") is None
+    assert place(TEXT, None, None, None) is None
+    assert place("", 0, 10, "x") is None
+
+
+def test_place_prefers_the_claim_text_over_offsets_that_select_something_else() -> None:
+    assert place(TEXT, 0, 12, "kept forever") == (35, 47)  # offsets point elsewhere
+    assert place(TEXT, 35, 47, "kept forever") == (35, 47)
+    assert place(TEXT, 23, 47, "Backups are retained forever") == (23, 47)  # paraphrased
+
+
+def test_runs_merge_adjacent_highlights_for_formats_that_cannot_nest() -> None:
+    parts = segments(TEXT, [mark(0, 12, "C1"), mark(12, 21, "C2"), mark(35, 47, "C3")])
+
+    assert [(lit, text, [m.ref for m in closing]) for lit, text, closing in runs(parts)] == [
+        (True, "Keys rotate quarterly", ["C1", "C2"]),
+        (False, ". Backups are ", []),
+        (True, "kept forever", ["C3"]),
+        (False, ".", []),
+    ]
