@@ -212,6 +212,88 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        4,
+        "analyst views",
+        (
+            """
+            CREATE VIEW v_audit_summary AS
+            WITH prompts AS (
+                SELECT audit_id, prompt_id, bool_and(passed) AS passed,
+                       count(*) AS assertions, count(*) FILTER (WHERE NOT passed) AS failed
+                FROM assertion_results GROUP BY audit_id, prompt_id
+            ), per_audit AS (
+                SELECT audit_id, count(*) AS prompts,
+                       count(*) FILTER (WHERE passed) AS prompts_passed,
+                       sum(assertions) AS assertions, sum(failed) AS assertions_failed
+                FROM prompts GROUP BY audit_id
+            )
+            SELECT a.audit_id, a.target, a.suite, a.started_at, a.finished_at, a.status,
+                   a.decision, a.risk, p.prompts, p.prompts_passed,
+                   p.prompts_passed / nullif(p.prompts, 0) AS pass_rate,
+                   p.assertions, p.assertions_failed, r.claims, r.supported,
+                   r.weakly_supported, r.unsupported, r.contradicted, r.unverifiable,
+                   r.hallucination_rate, r.citation_accuracy, r.fallback_rate, r.refusal_rate
+            FROM audits a
+            LEFT JOIN per_audit p USING (audit_id)
+            LEFT JOIN risk_scores r ON r.audit_id = a.audit_id AND r.scope = 'audit'
+            """,
+            """
+            CREATE VIEW v_category_scores AS
+            WITH prompts AS (
+                SELECT audit_id, category, prompt_id, bool_and(passed) AS passed
+                FROM assertion_results GROUP BY audit_id, category, prompt_id
+            ), per_category AS (
+                SELECT audit_id, category, count(*) AS prompts,
+                       count(*) FILTER (WHERE NOT passed) AS prompts_failed
+                FROM prompts GROUP BY audit_id, category
+            )
+            SELECT a.audit_id, a.target, a.started_at, c.category, c.prompts, c.prompts_failed,
+                   r.risk, r.claims, r.unsupported, r.contradicted, r.weakly_supported,
+                   r.hallucination_rate, r.citation_accuracy, r.fallback_rate, r.refusal_rate
+            FROM per_category c
+            JOIN audits a USING (audit_id)
+            LEFT JOIN risk_scores r ON r.audit_id = c.audit_id AND r.scope = 'category'
+                 AND r.category = c.category
+            """,
+            """
+            CREATE VIEW v_failed_assertions AS
+            SELECT a.audit_id, a.target, a.started_at, f.prompt_id, f.turn, f.category,
+                   f.assertion, f.detail, r.prompt, r.response, r.error
+            FROM assertion_results f
+            JOIN audits a USING (audit_id)
+            LEFT JOIN responses r ON r.audit_id = f.audit_id AND r.prompt_id = f.prompt_id
+                 AND r.turn = f.turn
+            WHERE NOT f.passed
+            """,
+            """
+            CREATE VIEW v_claim_verdicts AS
+            SELECT a.audit_id, a.target, a.started_at, c.prompt_id, c.turn, c.claim_id,
+                   c.text AS claim, c.start_char, c.end_char, v.label, v.probability,
+                   v.justification, v.verifier, v.verifier_version, v.decided_by,
+                   e.document AS evidence_document, e.section AS evidence_section,
+                   e.text AS evidence_text, e.vector_score, e.bm25_score, e.fused_score,
+                   e.source AS evidence_source, e.fallback_mode
+            FROM claims c
+            JOIN audits a USING (audit_id)
+            LEFT JOIN verdicts v ON v.audit_id = c.audit_id AND v.claim_id = c.claim_id
+            LEFT JOIN evidence e ON e.audit_id = c.audit_id AND e.claim_id = c.claim_id
+                 AND e.rank = 1
+            """,
+            """
+            CREATE VIEW v_trend AS
+            SELECT target, date_trunc('week', started_at) AS week, count(*) AS audits,
+                   avg(risk) AS mean_risk, max(risk) AS max_risk,
+                   avg(hallucination_rate) AS mean_hallucination_rate,
+                   avg(pass_rate) AS mean_pass_rate,
+                   arg_max(decision, started_at) AS last_decision,
+                   max(started_at) AS last_audit_at
+            FROM v_audit_summary
+            WHERE status = 'finished'
+            GROUP BY target, date_trunc('week', started_at)
+            """,
+        ),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -1,16 +1,26 @@
 """The DuckDB warehouse: history of every audit, written in transactions.
 
-Connections are short-lived: DuckDB lets one process hold a database file for writing, and an
-analyst's notebook or a second pipeline run must be able to get in between our writes. Opening
-a connection retries for a while when the file is locked by another process instead of failing
-the audit. Every write is one transaction that first deletes the rows it is about to replace
-(the same audit's rows of the same stage), so re-materialising a stage is idempotent, and a
-failed write rolls back and leaves the previous results as they were.
+DuckDB lets one process at a time hold a database file for writing, and a process with a
+read-only connection open keeps every writer out. Two rules follow:
+
+- Pipeline connections are short-lived and opening one retries while another process holds
+  the file, so two audits writing at once take turns instead of failing.
+- Readers (notebooks, BI tools, ``duckdb -readonly``) open the **read snapshot**
+  (``audit.snapshot.duckdb`` next to the warehouse), never the live file. After every committed
+  write the pipeline checkpoints and publishes a fresh copy with an atomic rename: an analyst's
+  open connection keeps reading the copy it opened (the old file stays valid until closed), a
+  new connection sees the latest results, and no reader can ever block an audit.
+
+Every write is one transaction that first deletes the rows it is about to replace (the same
+audit's rows of the same stage), so re-materialising a stage is idempotent, and a failed write
+rolls back and leaves the previous results as they were.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -64,6 +74,25 @@ class Warehouse:
         self.path = Path(path)
         self.lock_timeout_s = lock_timeout_s
 
+    @property
+    def snapshot_path(self) -> Path:
+        """The read copy analysts open (``audit.duckdb`` -> ``audit.snapshot.duckdb``)."""
+        return self.path.with_name(f"{self.path.stem}.snapshot{self.path.suffix}")
+
+    def _publish_snapshot(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Copy the checkpointed file while our write lock keeps other writers out."""
+        con.execute("CHECKPOINT")
+        temporary = self.snapshot_path.with_name(f".{self.snapshot_path.name}.{os.getpid()}.tmp")
+        try:
+            shutil.copyfile(self.path, temporary)
+            os.replace(temporary, self.snapshot_path)
+        except OSError as error:
+            temporary.unlink(missing_ok=True)
+            raise WarehouseError(
+                f"results were saved, but the read snapshot {self.snapshot_path} could not be "
+                f"refreshed: {error.strerror}"
+            ) from error
+
     @contextmanager
     def connect(self, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
         """A connection held only for the duration of the ``with`` block."""
@@ -116,7 +145,13 @@ class Warehouse:
             for migration in MIGRATIONS:
                 if migration.version not in applied:
                     self._apply(con, migration)
-            return int(con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0])
+            version = int(con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0])
+            if (
+                not applied.issuperset(m.version for m in MIGRATIONS)
+                or not self.snapshot_path.exists()
+            ):
+                self._publish_snapshot(con)
+            return version
 
     @staticmethod
     def _apply(con: duckdb.DuckDBPyConnection, migration: Migration) -> None:
@@ -168,6 +203,7 @@ class Warehouse:
                 if isinstance(error, duckdb.Error):
                     raise WarehouseError(f"write to {self.path} failed: {error}") from error
                 raise
+            self._publish_snapshot(con)
         return inserted
 
     @staticmethod
@@ -196,6 +232,7 @@ class Warehouse:
                 con.execute(sql, list(params or []))
             except duckdb.Error as error:
                 raise WarehouseError(f"statement on {self.path} failed: {error}") from error
+            self._publish_snapshot(con)
 
     # -- reads -----------------------------------------------------------------------------
 
