@@ -85,6 +85,27 @@ class ReportSettings(_Section):
     dir: Path = Path("data/reports")
 
 
+class ScheduleSettings(_Section):
+    """The weekly full audit of every target (fresh target calls, no response cache)."""
+
+    cron: str = "0 8 * * 1"  # Monday 08:00
+    timezone: str = "UTC"
+    enabled: bool = True
+
+
+class SensorSettings(_Section):
+    enabled: bool = True
+    interval_s: int = Field(default=30, ge=5)
+
+
+class AutomationSettings(_Section):
+    """Schedule and sensors; ``enabled`` sets their default status in the Dagster UI."""
+
+    weekly_audit: ScheduleSettings = ScheduleSettings()
+    vault_sensor: SensorSettings = SensorSettings()
+    suite_sensor: SensorSettings = SensorSettings()
+
+
 class DefaultsSettings(_Section):
     """What a run audits when nothing else is said (``make audit``, ``audit-pipeline run``)."""
 
@@ -109,6 +130,7 @@ class AuditConfig(_Section):
     scoring: ScoringSettings = ScoringSettings()
     gates: GateSettings = GateSettings()
     reports: ReportSettings = ReportSettings()
+    automation: AutomationSettings = AutomationSettings()
     base_dir: Path = Path(".")
 
     @model_validator(mode="after")

@@ -13,6 +13,14 @@ from pathlib import Path
 from dagster import AssetChecksDefinition, AssetsDefinition, Definitions, StaticPartitionsDefinition
 
 from audit_pipeline.config import AuditConfig, load_config
+from audit_pipeline.defs.automation import (
+    build_jobs,
+    build_suite_sensor,
+    build_vault_sensor,
+    build_weekly_schedule,
+)
+from audit_pipeline.defs.detection_assets import build_detection_assets
+from audit_pipeline.defs.outcome_assets import build_outcome_assets
 from audit_pipeline.defs.resources import resources_from_config
 from audit_pipeline.defs.suite_assets import build_responses_asset, prompt_suite
 from audit_pipeline.defs.vault_assets import VAULT_ASSETS, VAULT_CHECKS
@@ -36,7 +44,13 @@ def target_partitions(config: AuditConfig) -> StaticPartitionsDefinition:
 def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
     """Every asset; the audit stages are partitioned by the configured targets."""
     partitions = target_partitions(config)
-    return [*VAULT_ASSETS, prompt_suite, build_responses_asset(partitions)]
+    return [
+        *VAULT_ASSETS,
+        prompt_suite,
+        build_responses_asset(partitions),
+        *build_detection_assets(partitions),
+        *build_outcome_assets(partitions),
+    ]
 
 
 def build_checks(config: AuditConfig) -> list[AssetChecksDefinition]:
@@ -49,6 +63,9 @@ def build_definitions(config_path: str | Path | None = None) -> Definitions:
     return Definitions(
         assets=build_assets(config),
         asset_checks=build_checks(config),
+        jobs=build_jobs(target_partitions(config)),
+        schedules=[build_weekly_schedule(config)],
+        sensors=[build_vault_sensor(config), build_suite_sensor(config)],
         resources=resources_from_config(str(path.resolve()), config),
     )
 

@@ -1,0 +1,195 @@
+"""Jobs, the weekly schedule and the change sensors.
+
+- ``full_audit``: every asset for one target partition, calling the target afresh.
+- ``reverify``: re-index the vault and recompute claims → evidence → verdicts → assertions →
+  risk → report for the target's latest responses, without calling the target.
+- ``weekly_full_audit``: ``full_audit`` for every target, bypassing the response cache.
+- ``vault_change_sensor``: the vault's content hashes changed → ``reverify`` every target that
+  has responses; the run key names the vault state, so one state is re-verified once.
+- ``suite_change_sensor``: a suite's content changed → ``full_audit`` for it on every target;
+  unchanged prompts may be answered from the response cache.
+
+All runs carry the same concurrency tag; the instance's run queue (see the Makefile's
+``dagster.yaml``) runs them one at a time, so two runs never write the index or the warehouse at
+once.
+"""
+
+import json
+
+from dagster import (
+    AssetKey,
+    AssetSelection,
+    DefaultScheduleStatus,
+    DefaultSensorStatus,
+    PartitionsDefinition,
+    RunRequest,
+    ScheduleDefinition,
+    ScheduleEvaluationContext,
+    SensorDefinition,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    define_asset_job,
+    schedule,
+    sensor,
+)
+
+from audit_pipeline.config import AuditConfig
+from audit_pipeline.suites.errors import SuiteValidationError
+from audit_pipeline.suites.loader import load_suite
+from audit_pipeline.vault.documents import VaultError, scan_vault
+
+CONCURRENCY_TAG = {"audit-pipeline/writer": "warehouse"}
+DETECTION_STAGES = (
+    "claims",
+    "evidence",
+    "verdicts",
+    "assertion_results",
+    "risk_scores",
+    "audit_report",
+)
+FRESH_CALLS = {"ops": {"responses": {"config": {"use_cache": False}}}}
+
+
+def build_jobs(partitions: PartitionsDefinition) -> list:  # type: ignore[type-arg]
+    full_audit = define_asset_job(
+        "full_audit",
+        selection=AssetSelection.all(),
+        partitions_def=partitions,
+        tags=CONCURRENCY_TAG,
+        description="Index the vault, call the target with the suite, verify and score.",
+    )
+    reverify = define_asset_job(
+        "reverify",
+        selection=AssetSelection.groups("vault") | AssetSelection.assets(*DETECTION_STAGES),
+        partitions_def=partitions,
+        tags=CONCURRENCY_TAG,
+        description="Re-index the vault and re-verify the target's latest responses "
+        "(no target calls).",
+    )
+    return [full_audit, reverify]
+
+
+def _status(enabled: bool) -> DefaultSensorStatus:
+    return DefaultSensorStatus.RUNNING if enabled else DefaultSensorStatus.STOPPED
+
+
+def build_weekly_schedule(config: AuditConfig) -> ScheduleDefinition:
+    settings = config.automation.weekly_audit
+    targets = sorted(config.targets)
+
+    @schedule(
+        name="weekly_full_audit",
+        job_name="full_audit",
+        cron_schedule=settings.cron,
+        execution_timezone=settings.timezone,
+        default_status=(
+            DefaultScheduleStatus.RUNNING if settings.enabled else DefaultScheduleStatus.STOPPED
+        ),
+        description="Audit every target with fresh calls (no response cache).",
+    )
+    def weekly_full_audit(context: ScheduleEvaluationContext):  # type: ignore[no-untyped-def]
+        tick = context.scheduled_execution_time.strftime("%Y-%m-%dT%H:%M")
+        for target in targets:
+            yield RunRequest(
+                run_key=f"weekly:{tick}:{target}",
+                partition_key=target,
+                run_config=FRESH_CALLS,
+                tags=CONCURRENCY_TAG,
+            )
+
+    return weekly_full_audit
+
+
+def _last_metadata(context: SensorEvaluationContext, asset: str, key: str) -> str | None:
+    event = context.instance.get_latest_materialization_event(AssetKey(asset))
+    if event is None or event.asset_materialization is None:
+        return None
+    value = event.asset_materialization.metadata.get(key)
+    return None if value is None else str(value.value)
+
+
+def build_vault_sensor(config: AuditConfig) -> SensorDefinition:
+    settings = config.automation.vault_sensor
+
+    @sensor(
+        name="vault_change_sensor",
+        job_name="reverify",
+        minimum_interval_seconds=settings.interval_s,
+        default_status=_status(settings.enabled),
+        description="Re-verify every audited target when a vault file is added, changed or "
+        "removed.",
+    )
+    def vault_change_sensor(context: SensorEvaluationContext):  # type: ignore[no-untyped-def]
+        try:
+            state = scan_vault(
+                config.vault_path, config.vault.include, config.vault.max_file_bytes
+            ).state_hash
+        except VaultError as error:
+            return SkipReason(f"vault unreadable: {error}")
+        # Without a cursor, compare with the vault state the index was last built from.
+        previous = context.cursor or _last_metadata(context, "vault_documents", "vault_hash")
+        if state == previous:
+            return SkipReason("vault unchanged")
+        audited = sorted(context.instance.get_materialized_partitions(AssetKey("responses")))
+        requests = [
+            RunRequest(
+                run_key=f"vault:{state[:16]}:{target}", partition_key=target, tags=CONCURRENCY_TAG
+            )
+            for target in audited
+            if target in config.targets
+        ]
+        if not requests:
+            return SensorResult(
+                skip_reason="vault changed; no target has been audited yet", cursor=state
+            )
+        return SensorResult(run_requests=requests, cursor=state)
+
+    return vault_change_sensor
+
+
+def build_suite_sensor(config: AuditConfig) -> SensorDefinition:
+    settings = config.automation.suite_sensor
+    targets = sorted(config.targets)
+
+    @sensor(
+        name="suite_change_sensor",
+        job_name="full_audit",
+        minimum_interval_seconds=settings.interval_s,
+        default_status=_status(settings.enabled),
+        description="Audit every target with a prompt suite whose content changed.",
+    )
+    def suite_change_sensor(context: SensorEvaluationContext):  # type: ignore[no-untyped-def]
+        seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
+        current = dict(seen)
+        requests: list[RunRequest] = []
+        problems: list[str] = []
+        for name in sorted(config.suites):
+            try:
+                suite_hash = load_suite(config.suite_path(name)[1]).content_hash
+            except (OSError, SuiteValidationError) as error:
+                problems.append(f"{name}: {error}")
+                continue  # not recorded: the fixed file will be picked up
+            baseline = seen.get(name)
+            if baseline is None and _last_metadata(context, "prompt_suite", "suite") == name:
+                baseline = _last_metadata(context, "prompt_suite", "suite_hash")
+            current[name] = suite_hash
+            if baseline is None or baseline == suite_hash:
+                continue  # first sight of this suite: remember it, nothing to re-run
+            requests.extend(
+                RunRequest(
+                    run_key=f"suite:{name}:{suite_hash[:16]}:{target}",
+                    partition_key=target,
+                    run_config={"ops": {"prompt_suite": {"config": {"suite": name}}}},
+                    tags=CONCURRENCY_TAG,
+                )
+                for target in targets
+            )
+        for problem in problems:
+            context.log.warning(f"prompt suite not loadable: {problem}")
+        reason = None if requests else ("; ".join(problems) or "no suite changed")
+        return SensorResult(
+            run_requests=requests, cursor=json.dumps(current, sort_keys=True), skip_reason=reason
+        )
+
+    return suite_change_sensor
