@@ -40,6 +40,13 @@ def _parser() -> argparse.ArgumentParser:
     cache = run.add_mutually_exclusive_group()
     cache.add_argument("--no-cache", dest="use_cache", action="store_false", default=None)
     cache.add_argument("--cache", dest="use_cache", action="store_true")
+    run.add_argument(
+        "--resume",
+        nargs="?",
+        const="latest",
+        metavar="AUDIT_ID",
+        help="continue an unfinished audit of the target (default: the latest one)",
+    )
     run.add_argument("--repeat", type=int, default=1, help="run the audit N times")
     run.add_argument(
         "--min-fail", type=int, default=None, help="with --repeat: a prompt fails in >= K runs"
@@ -116,10 +123,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from audit_pipeline.commands.console import print_gates, print_outcome, print_worst_claims
     from audit_pipeline.commands.console import worst_claims as load_worst
     from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, run_audit
+    from audit_pipeline.observability.logs import add_json_file_handler
+    from audit_pipeline.warehouse.audit_tables import unfinished_audit
     from audit_pipeline.warehouse.store import Warehouse
 
     config_path, config = _load(args)
     target, suite = _preflight(config, args)
+    resume = None
+    if args.resume:
+        if args.repeat > 1:
+            raise UsageError("--resume cannot be combined with --repeat")
+        resume = (
+            unfinished_audit(Warehouse(config.duckdb_path), target)
+            if args.resume == "latest"
+            else args.resume
+        )
+        if resume is None:
+            raise UsageError(f"no unfinished audit of target {target!r} to resume")
     options = RunOptions(
         target=target,
         suite=suite,
@@ -128,7 +148,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         use_cache=args.use_cache,
         verbose=args.verbose,
+        resume_audit_id=resume,
     )
+    log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
     outcomes = []
     report = None
     for attempt in range(args.repeat):
@@ -139,6 +161,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if not result.success or result.outcome is None:
             for message in result.errors:
                 print(f"error: {message}", file=sys.stderr)
+            log_handler.close()
             return EXIT_USAGE
         outcomes.append(result.outcome)
         report = result.report

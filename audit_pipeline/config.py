@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from audit_pipeline.assertions.settings import AssertionSettings
 from audit_pipeline.detection.settings import DetectionSettings
 from audit_pipeline.embedding import DEFAULT_MODEL
+from audit_pipeline.reliability.settings import BreakerSettings
 from audit_pipeline.scoring.gates import GateSettings
 from audit_pipeline.scoring.risk import ScoringSettings
 from audit_pipeline.targets.config import TargetConfig
@@ -106,6 +107,15 @@ class AutomationSettings(_Section):
     suite_sensor: SensorSettings = SensorSettings()
 
 
+class ReliabilitySettings(_Section):
+    embedding_breaker: BreakerSettings = BreakerSettings()
+
+
+class ObservabilitySettings(_Section):
+    metrics_dir: Path = Path("data/metrics")  # <target>.prom, Prometheus text format
+    log_file: Path = Path("data/logs/audit.jsonl")  # structured JSON lines (CLI runs)
+
+
 class DefaultsSettings(_Section):
     """What a run audits when nothing else is said (``make audit``, ``audit-pipeline run``)."""
 
@@ -131,6 +141,8 @@ class AuditConfig(_Section):
     gates: GateSettings = GateSettings()
     reports: ReportSettings = ReportSettings()
     automation: AutomationSettings = AutomationSettings()
+    reliability: ReliabilitySettings = ReliabilitySettings()
+    observability: ObservabilitySettings = ObservabilitySettings()
     base_dir: Path = Path(".")
 
     @model_validator(mode="after")

@@ -33,6 +33,7 @@ class RunOptions:
     concurrency: int | None = None
     use_cache: bool | None = None
     verbose: bool = False
+    resume_audit_id: str | None = None
 
 
 @dataclass
@@ -69,6 +70,8 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
         responses["concurrency"] = options.concurrency
     if options.use_cache is not None:
         responses["use_cache"] = options.use_cache
+    if options.resume_audit_id is not None:
+        responses["resume_audit_id"] = options.resume_audit_id
     level = "DEBUG" if options.verbose else "ERROR"
     return {
         "ops": {

@@ -47,6 +47,7 @@ DETECTION_STAGES = (
     "assertion_results",
     "risk_scores",
     "audit_report",
+    "audit_metrics",
 )
 FRESH_CALLS = {"ops": {"responses": {"config": {"use_cache": False}}}}
 

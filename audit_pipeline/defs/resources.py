@@ -15,6 +15,7 @@ from audit_pipeline.detection.factory import needs_judge
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.reliability.settings import BreakerSettings
 from audit_pipeline.warehouse.store import Warehouse
 
 
@@ -60,13 +61,30 @@ class VaultIndexResource(ConfigurableResource):
     table_name: str = "vault_chunks"
     candidates: int = 20
     rrf_k: int = 60
+    breaker_failure_threshold: int = 3
+    breaker_reset_timeout_s: float = 30.0
+    breaker_success_threshold: int = 2
+    fallback_penalty: float = 0.2
     embedder: EmbedderResource
 
     def index(self) -> VaultIndex:
         return VaultIndex(self.lancedb_path, self.embedder.get(), self.table_name)
 
     def retriever(self) -> HybridRetriever:
-        return HybridRetriever(self.index(), candidates=self.candidates, rrf_k=self.rrf_k)
+        """A retriever with its own embedding circuit breaker: BM25-only when embeddings fail."""
+        breaker = BreakerSettings(
+            failure_threshold=self.breaker_failure_threshold,
+            reset_timeout_s=self.breaker_reset_timeout_s,
+            success_threshold=self.breaker_success_threshold,
+            fallback_penalty=self.fallback_penalty,
+        )
+        return HybridRetriever(
+            self.index(),
+            candidates=self.candidates,
+            rrf_k=self.rrf_k,
+            breaker=breaker.breaker("embeddings"),
+            fallback_penalty=breaker.fallback_penalty,
+        )
 
 
 class JudgeKeyResource(ConfigurableResource):
@@ -86,6 +104,7 @@ def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, ob
         device=config.embedding.device,
         batch_size=config.embedding.batch_size,
     )
+    breaker = config.reliability.embedding_breaker
     judge_env = config.detection.judge.api_key_env
     judge_key = (
         JudgeKeyResource(api_key=EnvVar(judge_env))
@@ -101,6 +120,10 @@ def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, ob
             table_name=config.storage.index_table,
             candidates=config.retrieval.candidates,
             rrf_k=config.retrieval.rrf_k,
+            breaker_failure_threshold=breaker.failure_threshold,
+            breaker_reset_timeout_s=breaker.reset_timeout_s,
+            breaker_success_threshold=breaker.success_threshold,
+            fallback_penalty=breaker.fallback_penalty,
             embedder=embedder,
         ),
     }

@@ -34,6 +34,7 @@ from audit_pipeline.targets.config import build_target
 from audit_pipeline.targets.runner import run_suite
 from audit_pipeline.warehouse.audit_tables import (
     AuditRef,
+    audit_target,
     new_audit_id,
     start_audit,
     write_responses,
@@ -42,6 +43,7 @@ from audit_pipeline.warehouse.audit_tables import (
 
 GROUP = "audit"
 PROGRESS_LOG = logging.getLogger("audit_pipeline.progress")
+PROGRESS_LOG.propagate = False  # per-turn ticks are for progress bars, not the JSON log
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,11 @@ class ResponsesConfig(Config):
         default=None, description="answer unchanged prompts from the response cache"
     )
     concurrency: int | None = Field(default=None, description="calls in flight at once")
+    resume_audit_id: str | None = Field(
+        default=None,
+        description="continue this unfinished audit of the same target instead of starting a "
+        "new one (its rows are replaced, answers already given come from the cache)",
+    )
 
 
 @asset(
@@ -116,8 +123,19 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
     ) -> Output[AuditRef]:
         audit_config = settings.load()
         target_name, target_config = audit_config.target_config(context.partition_key)
+        store = warehouse.get()
+        if config.resume_audit_id:
+            if audit_target(store, config.resume_audit_id) != target_name:
+                raise ValueError(
+                    f"cannot resume audit {config.resume_audit_id!r}: no such audit of target "
+                    f"{target_name!r}"
+                )
+            audit_id = config.resume_audit_id
+        else:
+            # A re-execution of a Dagster run (from failure) continues the same audit.
+            audit_id = new_audit_id(target_name, context.run.root_run_id or context.run_id)
         ref = AuditRef(
-            audit_id=new_audit_id(target_name, context.run_id),
+            audit_id=audit_id,
             target=target_name,
             suite=prompt_suite.name,
             suite_hash=prompt_suite.suite.content_hash,
@@ -125,7 +143,6 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
             ids=tuple(config.ids),
         )
         suite = ref.select(prompt_suite.suite)
-        store = warehouse.get()
         start_audit(
             store,
             ref,

@@ -12,6 +12,10 @@ class SearchHit:
     ``vector_score`` is cosine similarity (higher is closer) and ``bm25_score`` the full-text
     relevance; either is ``None`` when that side of the hybrid search did not return the chunk.
     ``fused_score`` is the reciprocal-rank-fusion score that orders the final list.
+
+    ``fallback_mode`` is True when the query could not be embedded (the embedding call failed
+    or its circuit breaker was open) and the hit came from full-text search alone: the verdict
+    built on it rests on weaker evidence, and the warehouse keeps that fact next to it.
     """
 
     chunk_id: str
@@ -24,3 +28,4 @@ class SearchHit:
     vector_score: float | None
     bm25_score: float | None
     fused_score: float
+    fallback_mode: bool = False

@@ -12,11 +12,20 @@ and ``09``, and a chunk listing twenty ``TH-..`` controls collects more of those
 one chunk that defines TH-CR-09. So when a query contains identifier-like tokens (letters and
 digits joined by ``-``, ``.`` or ``_``), a third ranking of chunks holding them as exact phrases
 joins the fusion.
+
+When the query cannot be embedded (the embedding service fails, or the circuit breaker guarding
+it is open) a retriever built with a breaker degrades instead of failing the audit: the search
+runs on the full-text and identifier rankings alone, every hit is marked ``fallback_mode`` and
+its fused score is lowered by ``fallback_penalty`` so downstream consumers can tell, and weigh,
+evidence found without embeddings. Without a breaker an embedding failure is raised as before:
+falling back is a decision the builder of the retriever makes, not a silent default.
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -25,6 +34,9 @@ from lancedb.query import PhraseQuery
 
 from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.lance_index import VaultIndex, sql_string
+from audit_pipeline.reliability.circuit_breaker import CircuitBreaker, CircuitOpenError
+
+logger = logging.getLogger(__name__)
 
 _IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])\w+(?:[-._]\w+)+(?![\w-])")
 
@@ -48,12 +60,34 @@ def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = 60) -> di
 
 
 class HybridRetriever:
-    """Searches a ``VaultIndex``; thread-safe for concurrent queries."""
+    """Searches a ``VaultIndex``; thread-safe for concurrent queries.
 
-    def __init__(self, index: VaultIndex, candidates: int = 20, rrf_k: int = 60):
+    ``breaker`` guards the query embedding (see the module docstring); ``fallback_penalty`` is
+    the share taken off the fused score of hits found without embeddings.
+    """
+
+    def __init__(
+        self,
+        index: VaultIndex,
+        candidates: int = 20,
+        rrf_k: int = 60,
+        breaker: CircuitBreaker | None = None,
+        fallback_penalty: float = 0.2,
+    ):
+        if not 0.0 <= fallback_penalty <= 1.0:
+            raise ValueError("fallback_penalty must be between 0 and 1")
         self.index = index
         self.candidates = candidates
         self.rrf_k = rrf_k
+        self.breaker = breaker
+        self.fallback_penalty = fallback_penalty
+        self._lock = threading.Lock()
+        self._degraded = False
+        self._queries = 0
+        self._embedding_requests = 0
+        self._embedding_failures = 0
+        self._embedding_rejections = 0
+        self._fallback_queries = 0
 
     def search(self, query: str, k: int = 5, document: str | None = None) -> list[SearchHit]:
         return self.search_many([query], k=k, document=document)[0]
@@ -61,22 +95,118 @@ class HybridRetriever:
     def search_many(
         self, queries: Sequence[str], k: int = 5, document: str | None = None
     ) -> list[list[SearchHit]]:
-        """Search several queries at once: their embeddings are computed in one batch."""
+        """Search several queries at once: their embeddings are computed in one batch.
+
+        The batch succeeds or fails as one embedding call, so when it fails every query of it is
+        answered in fallback mode.
+        """
         if not queries:
             return []
         table = self.index.table()
-        vectors = self.index.embed_queries(queries)
+        vectors = self._embed_or_fallback(queries)
         where = f"document = {sql_string(document)}" if document else None
+        rows: Sequence[np.ndarray | None] = (
+            [None] * len(queries) if vectors is None else list(vectors)
+        )
         return [
             self._search_one(table, query, vector, k, where)
-            for query, vector in zip(queries, vectors, strict=True)
+            for query, vector in zip(queries, rows, strict=True)
         ]
 
     def vector_search(self, query: str, k: int = 5) -> list[SearchHit]:
-        """Vector similarity only (for comparison and diagnostics)."""
+        """Vector similarity only (for comparison and diagnostics).
+
+        There is nothing to fall back to here: an embedding failure, or ``CircuitOpenError``
+        from an open breaker, is raised to the caller.
+        """
         table = self.index.table()
-        rows = self._vector_rows(table, self.index.embed_queries([query])[0], k, None)
+        rows = self._vector_rows(table, self._embed_guarded([query])[0], k, None)
         return [self._hit(row, 1 - row["_distance"], None, 0.0) for row in rows]
+
+    def stats(self) -> dict[str, Any]:
+        """Counters since construction, for metrics.
+
+        ``embedding_requests`` and ``embedding_failures`` count calls to the embedder (one per
+        batch); ``embedding_rejections`` the batches the open breaker kept from it;
+        ``embedding_fallbacks`` the queries answered from full-text search alone. With a breaker,
+        its snapshot is merged in under ``breaker_*`` keys.
+        """
+        with self._lock:
+            stats: dict[str, Any] = {
+                "queries": self._queries,
+                "embedding_requests": self._embedding_requests,
+                "embedding_failures": self._embedding_failures,
+                "embedding_rejections": self._embedding_rejections,
+                "embedding_fallbacks": self._fallback_queries,
+                "fallback_mode": self._degraded,
+            }
+        if self.breaker is not None:
+            stats |= {f"breaker_{key}": value for key, value in self.breaker.snapshot().items()}
+        return stats
+
+    def _embed_counted(self, queries: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            self._embedding_requests += 1
+        try:
+            vectors = self.index.embed_queries(queries)
+            if len(vectors) != len(queries):
+                raise ValueError(
+                    f"embedder returned {len(vectors)} vectors for {len(queries)} queries"
+                )
+        except Exception:
+            with self._lock:
+                self._embedding_failures += 1
+            raise
+        return vectors
+
+    def _embed_guarded(self, queries: Sequence[str]) -> np.ndarray:
+        if self.breaker is None:
+            return self._embed_counted(queries)
+        return self.breaker.call(self._embed_counted, queries)
+
+    def _embed_or_fallback(self, queries: Sequence[str]) -> np.ndarray | None:
+        """The query vectors, or None when the search must run without them."""
+        try:
+            vectors = self._embed_guarded(queries)
+        except CircuitOpenError as exc:
+            self._record(len(queries), fallback=True, reason=str(exc), rejected=True)
+            return None
+        except Exception as exc:
+            if self.breaker is None:
+                with self._lock:
+                    self._queries += len(queries)
+                raise
+            self._record(len(queries), fallback=True, reason=f"{type(exc).__name__}: {exc}")
+            return None
+        self._record(len(queries), fallback=False)
+        return vectors
+
+    def _record(
+        self, queries: int, fallback: bool, reason: str = "", rejected: bool = False
+    ) -> None:
+        """Count the batch, and log when the retriever enters or leaves fallback mode: once per
+        change, never once per query (a long outage would otherwise flood the log)."""
+        with self._lock:
+            self._queries += queries
+            if rejected:
+                self._embedding_rejections += 1
+            if fallback:
+                self._fallback_queries += queries
+            changed = self._degraded != fallback
+            self._degraded = fallback
+            if changed and fallback:
+                logger.warning(
+                    "query embedding unavailable (%s): retrieval falls back to BM25 only, "
+                    "fused scores lowered by %.0f%%",
+                    reason,
+                    self.fallback_penalty * 100,
+                    extra={"fallback_mode": True, "reason": reason},
+                )
+            elif changed:
+                logger.warning(
+                    "query embedding recovered: hybrid retrieval resumed",
+                    extra={"fallback_mode": False},
+                )
 
     def _vector_rows(self, table: Any, vector: np.ndarray, limit: int, where: str | None) -> list:
         search = table.search(vector, vector_column_name="vector").metric("cosine")
@@ -112,10 +242,11 @@ class HybridRetriever:
         return [rows[cid] for cid in ranked]
 
     def _search_one(
-        self, table: Any, query: str, vector: np.ndarray, k: int, where: str | None
+        self, table: Any, query: str, vector: np.ndarray | None, k: int, where: str | None
     ) -> list[SearchHit]:
+        """Fuse the rankings for one query; without a vector, the full-text ones only."""
         limit = max(self.candidates, k)
-        vector_rows = self._vector_rows(table, vector, limit, where)
+        vector_rows = [] if vector is None else self._vector_rows(table, vector, limit, where)
         fts_rows = self._fts_rows(table, query, limit, where)
         id_rows = self._identifier_rows(table, query, limit, where)
         rankings = [[r["chunk_id"] for r in rs] for rs in (vector_rows, fts_rows, id_rows) if rs]
@@ -124,14 +255,26 @@ class HybridRetriever:
         vector_scores = {r["chunk_id"]: 1.0 - float(r["_distance"]) for r in vector_rows}
         bm25_scores = {r["chunk_id"]: float(r["_score"]) for r in fts_rows}
         ranked = sorted(fused, key=lambda cid: (-fused[cid], cid))[:k]
+        fallback = vector is None
+        scale = 1.0 - self.fallback_penalty if fallback else 1.0
         return [
-            self._hit(rows[cid], vector_scores.get(cid), bm25_scores.get(cid), fused[cid])
+            self._hit(
+                rows[cid],
+                vector_scores.get(cid),
+                bm25_scores.get(cid),
+                fused[cid] * scale,
+                fallback_mode=fallback,
+            )
             for cid in ranked
         ]
 
     @staticmethod
     def _hit(
-        row: dict[str, Any], vector_score: float | None, bm25_score: float | None, fused: float
+        row: dict[str, Any],
+        vector_score: float | None,
+        bm25_score: float | None,
+        fused: float,
+        fallback_mode: bool = False,
     ) -> SearchHit:
         return SearchHit(
             chunk_id=row["chunk_id"],
@@ -144,6 +287,7 @@ class HybridRetriever:
             vector_score=vector_score,
             bm25_score=bm25_score,
             fused_score=fused,
+            fallback_mode=fallback_mode,
         )
 
 

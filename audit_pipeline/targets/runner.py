@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import cast
 
+from audit_pipeline.observability.logs import log_event, request_id
 from audit_pipeline.suites.model import PromptSuite, SuitePrompt
 from audit_pipeline.targets.base import (
     BatchTarget,
@@ -157,7 +158,19 @@ class _SuiteRun:
                 error = None
             except RetryableTargetError as exc:
                 if attempts <= self.max_retries:
-                    time.sleep(self._backoff(attempts, exc.retry_after_s))
+                    delay = self._backoff(attempts, exc.retry_after_s)
+                    log_event(
+                        log,
+                        "target_retry",
+                        level=logging.WARNING,
+                        request_id=request_id(self.audit_id, request.prompt_id, request.turn),
+                        latency_ms=(time.perf_counter() - began) * 1000,
+                        target=self.target.name,
+                        attempt=attempts,
+                        backoff_s=round(delay, 3),
+                        error=str(exc)[:200],
+                    )
+                    time.sleep(delay)
                     continue
                 reply, error = None, f"gave up after {attempts} attempts: {exc}"
             except Exception as exc:
@@ -323,6 +336,17 @@ class _SuiteRun:
         )
 
     def _store(self, record: ResponseRecord) -> None:
+        log_event(
+            log,
+            "target_call",
+            level=logging.WARNING if record.error else logging.INFO,
+            request_id=request_id(self.audit_id, record.prompt_id, record.turn),
+            latency_ms=record.latency_ms,
+            target=record.target,
+            status="error" if record.error else ("cached" if record.from_cache else "ok"),
+            attempts=record.attempts,
+            **({"error": record.error[:200]} if record.error else {}),
+        )
         key = (record.prompt_id, record.turn)
         with self.lock:
             if key in self.results:

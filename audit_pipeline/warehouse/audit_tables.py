@@ -57,18 +57,48 @@ def start_audit(
     config_hash: str,
     dagster_run_id: str | None,
 ) -> None:
-    row = {
-        "audit_id": ref.audit_id,
-        "started_at": datetime.now(UTC),
-        "status": "running",
-        "target": ref.target,
-        "suite": ref.suite,
-        "suite_hash": ref.suite_hash,
-        "vault_hash": vault_hash,
-        "config_hash": config_hash,
-        "dagster_run_id": dagster_run_id,
-    }
-    warehouse.replace("audits", [row], {"audit_id": ref.audit_id})
+    """Record a new audit, or reopen an unfinished one that is being resumed.
+
+    Resuming keeps the original ``started_at`` and clears the outcome until the audit finishes
+    again.
+    """
+    warehouse.execute(
+        """
+        INSERT INTO audits (audit_id, started_at, status, target, suite, suite_hash,
+                            vault_hash, config_hash, dagster_run_id)
+        VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (audit_id) DO UPDATE SET
+            status = 'running', finished_at = NULL, decision = NULL, risk = NULL,
+            suite = excluded.suite, suite_hash = excluded.suite_hash,
+            vault_hash = excluded.vault_hash, config_hash = excluded.config_hash,
+            dagster_run_id = excluded.dagster_run_id
+        """,
+        [
+            ref.audit_id,
+            datetime.now(UTC),
+            ref.target,
+            ref.suite,
+            ref.suite_hash,
+            vault_hash,
+            config_hash,
+            dagster_run_id,
+        ],
+    )
+
+
+def unfinished_audit(warehouse: Warehouse, target: str) -> str | None:
+    """The latest audit of ``target`` that never finished (killed, crashed), if any."""
+    if not warehouse.path.exists():
+        return None
+    return warehouse.scalar(
+        "SELECT audit_id FROM audits WHERE target = ? AND status = 'running' "
+        "ORDER BY started_at DESC LIMIT 1",
+        [target],
+    )
+
+
+def audit_target(warehouse: Warehouse, audit_id: str) -> str | None:
+    return warehouse.scalar("SELECT target FROM audits WHERE audit_id = ?", [audit_id])
 
 
 def write_suite_prompts(warehouse: Warehouse, suite_name: str, suite: PromptSuite) -> int:

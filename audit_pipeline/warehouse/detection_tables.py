@@ -79,11 +79,13 @@ def load_claims(warehouse: Warehouse, audit_id: str) -> list[AuditClaim]:
 
 
 def write_evidence(
-    warehouse: Warehouse,
-    audit_id: str,
-    evidence: dict[str, list[EvidencePassage]],
-    fallback_mode: bool = False,
+    warehouse: Warehouse, audit_id: str, evidence: dict[str, list[EvidencePassage]]
 ) -> int:
+    """Evidence rows of one audit; each passage keeps its own ``fallback_mode``.
+
+    The flag belongs to how a passage was found, not to the audit: logged-context passages
+    never fall back, and vault searches before and after an embedding outage differ.
+    """
     rows = [
         {
             "audit_id": audit_id,
@@ -97,7 +99,7 @@ def write_evidence(
             "bm25_score": p.bm25_score,
             "fused_score": p.fused_score,
             "source": p.source,
-            "fallback_mode": fallback_mode,
+            "fallback_mode": p.fallback_mode,
         }
         for claim_id, passages in evidence.items()
         for rank, p in enumerate(passages, start=1)
@@ -121,6 +123,7 @@ def load_evidence(warehouse: Warehouse, audit_id: str) -> dict[str, list[Evidenc
                 bm25_score=or_none(row.bm25_score),
                 fused_score=float(row.fused_score),
                 source=row.source,
+                fallback_mode=bool(row.fallback_mode),
             )
         )
     return dict(evidence)
@@ -206,4 +209,30 @@ def write_risk_scores(
                 [decision, risk, datetime.now(UTC), audit_id],
             )
         ],
+    )
+
+
+def write_service_stats(
+    warehouse: Warehouse,
+    audit_id: str,
+    stage: str,
+    service: str,
+    *,
+    requests: int,
+    failures: int,
+    fallbacks: int = 0,
+    state: str | None = None,
+) -> None:
+    """How one stage's calls to a model service went (for metrics and post-mortems)."""
+    row = {
+        "audit_id": audit_id,
+        "stage": stage,
+        "service": service,
+        "requests": requests,
+        "failures": failures,
+        "fallbacks": fallbacks,
+        "state": state,
+    }
+    warehouse.replace(
+        "service_stats", [row], {"audit_id": audit_id, "stage": stage, "service": service}
     )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from audit_pipeline.warehouse.documentation import DOCUMENTATION, comment_statements
+
 
 @dataclass(frozen=True)
 class Migration:
@@ -292,6 +294,25 @@ MIGRATIONS: tuple[Migration, ...] = (
             WHERE status = 'finished'
             GROUP BY target, date_trunc('week', started_at)
             """,
+        ),
+    ),
+    Migration(
+        5,
+        "service statistics; table, view and column documentation",
+        (
+            """
+            CREATE TABLE service_stats (
+                audit_id      VARCHAR NOT NULL,
+                stage         VARCHAR NOT NULL,
+                service       VARCHAR NOT NULL,   -- embedder, judge, extractor
+                requests      INTEGER NOT NULL,
+                failures      INTEGER NOT NULL,
+                fallbacks     INTEGER NOT NULL,
+                state         VARCHAR,            -- circuit-breaker state at the end
+                PRIMARY KEY (audit_id, stage, service)
+            )
+            """,
+            *comment_statements(DOCUMENTATION),
         ),
     ),
 )

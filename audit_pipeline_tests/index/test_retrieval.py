@@ -72,3 +72,23 @@ def test_search_many_matches_single_searches(retriever: HybridRetriever) -> None
     batched = retriever.search_many(queries, k=3)
     single = [retriever.search(q, k=3) for q in queries]
     assert [[h.chunk_id for h in r] for r in batched] == [[h.chunk_id for h in r] for r in single]
+
+
+def test_hybrid_hits_are_not_fallback_and_stats_count_batches(
+    retriever: HybridRetriever,
+) -> None:
+    before = retriever.stats()
+    assert "breaker_state" not in before  # no breaker: nothing to report
+    results = retriever.search_many(["encryption at rest", "password length"], k=3)
+    assert not any(h.fallback_mode for hits in results for h in hits)
+    assert all(hits[0].vector_score is not None for hits in results)
+    after = retriever.stats()
+    assert after["queries"] - before["queries"] == 2
+    assert after["embedding_requests"] - before["embedding_requests"] == 1
+    assert after["embedding_failures"] == after["embedding_fallbacks"] == 0
+    assert after["fallback_mode"] is False
+
+
+def test_fallback_penalty_must_be_a_share(retriever: HybridRetriever) -> None:
+    with pytest.raises(ValueError, match="fallback_penalty"):
+        HybridRetriever(retriever.index, fallback_penalty=1.2)

@@ -237,7 +237,7 @@ class AuditBuilder:
             "audit_id": self.audit_id,
             "started_at": self.started_at,
             "finished_at": self.started_at + timedelta(minutes=4, seconds=12),
-            "status": "succeeded",
+            "status": "finished",
             "target": self.target,
             "suite": self.suite,
             "suite_hash": self.suite_hash,

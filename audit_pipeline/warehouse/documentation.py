@@ -1,0 +1,71 @@
+"""What analysts read about each table, view and key column (stored as DuckDB comments).
+
+``SELECT table_name, comment FROM duckdb_tables()`` and ``duckdb_columns()`` / ``duckdb_views()``
+show these texts from any SQL client. Migration 5 wrote them; a later change of wording goes in
+a new migration that applies ``comment_statements`` again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+DOCUMENTATION: Mapping[str, str] = {
+    "TABLE audits": "One row per audit: target, suite, when, and the deploy/warn/block "
+    "decision with its risk.",
+    "COLUMN audits.audit_id": "UTC start time, target and Dagster run id; every result row "
+    "carries it.",
+    "COLUMN audits.status": "running while in progress (or killed; resume with --resume), "
+    "finished once risk_scores ran.",
+    "COLUMN audits.vault_hash": "Hash of the vault state (paths and content hashes) the audit "
+    "was verified against.",
+    "COLUMN audits.suite_hash": "Content hash of the prompt suite version (suite_prompts).",
+    "COLUMN audits.decision": "deploy, warn or block from the audit risk and the scoring "
+    "thresholds; warn when no claim was verifiable.",
+    "COLUMN audits.risk": "(w_u*unsupported + w_c*contradicted + w_w*weakly_supported) / "
+    "verifiable claims; NULL when nothing was verifiable.",
+    "TABLE vault_documents": "Current vault state: one row per readable document.",
+    "TABLE vault_skipped_files": "Vault files left out at the last scan, with the reason.",
+    "TABLE vault_chunks": "Heading-aware chunks of the current vault; text is the document "
+    "text[start_char:end_char]. Vectors live in LanceDB.",
+    "TABLE suite_prompts": "Every version of every prompt suite, one row per turn, keyed by "
+    "suite_hash.",
+    "TABLE responses": "One row per suite turn sent to a target in an audit, failures "
+    "included (error set).",
+    "COLUMN responses.citations": "JSON list of parsed citations: label, file, section, "
+    "start, end.",
+    "COLUMN responses.context": "Passages the bot reported using (RAG logs); evidence comes "
+    "from them when present.",
+    "COLUMN responses.from_cache": "true when the answer came from the response cache.",
+    "TABLE claims": "Checkable claims of each response; text is response[start_char:end_char].",
+    "TABLE evidence": "Top-k evidence passages per claim with vector, BM25 and fused (RRF) scores.",
+    "COLUMN evidence.source": "vault (hybrid search of the vault index) or logged_context "
+    "(the context the target logged).",
+    "COLUMN evidence.fallback_mode": "true when retrieved BM25-only because the embedding "
+    "model was unavailable (circuit breaker open).",
+    "TABLE verdicts": "One verdict per claim: label, probability of being supported, "
+    "justification, provenance.",
+    "COLUMN verdicts.label": "supported, weakly_supported, unsupported, contradicted or "
+    "unverifiable.",
+    "COLUMN verdicts.probability": "Probability that the claim is supported by its evidence.",
+    "COLUMN verdicts.decided_by": "local (offline verifier) or judge (LLM judge).",
+    "TABLE assertion_results": "Rule assertions per turn: behavior, required_signals, "
+    "must_not_appear, citations, citation_source, no_leak, no_agreement.",
+    "TABLE risk_scores": "Risk and rates per response, per category and per audit (scope).",
+    "TABLE service_stats": "Calls each stage made to model services, with failures, "
+    "fallbacks and the circuit-breaker state.",
+    "VIEW v_audit_summary": "One row per audit: decision, risk, prompts passed, claim counts "
+    "and rates.",
+    "VIEW v_category_scores": "Per audit and category: prompts failed, risk, hallucination "
+    "rate, citation accuracy.",
+    "VIEW v_failed_assertions": "Every failed assertion with the prompt and response it judged.",
+    "VIEW v_claim_verdicts": "Every claim with its verdict and its best (rank 1) evidence.",
+    "VIEW v_trend": "Per target and week: audits, mean and max risk, hallucination and pass "
+    "rates, last decision.",
+}
+
+
+def comment_statements(documentation: Mapping[str, str]) -> Iterator[str]:
+    for key, text in documentation.items():
+        kind, name = key.split(" ", 1)
+        quoted = text.replace("'", "''")
+        yield f"COMMENT ON {kind} {name} IS '{quoted}'"
