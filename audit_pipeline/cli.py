@@ -202,13 +202,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _warehouse(config: Any):  # type: ignore[no-untyped-def]
+    from audit_pipeline.warehouse.store import Warehouse
+
+    warehouse = Warehouse(config.duckdb_path)
+    if not warehouse.path.exists():
+        raise UsageError(f"no warehouse at {warehouse.path}: run an audit first")
+    return warehouse
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from audit_pipeline.reports.write import write_report
     from audit_pipeline.scoring.history import UnknownAuditError, load_outcome
-    from audit_pipeline.warehouse.store import Warehouse
 
     _, config = _load(args)
-    warehouse = Warehouse(config.duckdb_path)
+    warehouse = _warehouse(config)
     try:
         outcome = load_outcome(warehouse, args.audit_id, config.gates)
     except UnknownAuditError as error:
@@ -227,10 +235,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from audit_pipeline.scoring.history import UnknownAuditError, diff_outcomes, load_outcome
-    from audit_pipeline.warehouse.store import Warehouse
 
     _, config = _load(args)
-    warehouse = Warehouse(config.duckdb_path)
+    warehouse = _warehouse(config)
     try:
         before = load_outcome(warehouse, args.audit_a, config.gates)
         after = load_outcome(warehouse, args.audit_b, config.gates)
@@ -254,7 +261,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 def _cmd_audits(args: argparse.Namespace) -> int:
     from audit_pipeline.commands.console import table
-    from audit_pipeline.warehouse.store import Warehouse, WarehouseError
+    from audit_pipeline.warehouse.store import WarehouseError
 
     _, config = _load(args)
     sql = "SELECT audit_id, target, suite, status, decision, risk, started_at FROM audits"
@@ -265,7 +272,7 @@ def _cmd_audits(args: argparse.Namespace) -> int:
     sql += " ORDER BY started_at DESC LIMIT ?"
     params.append(args.limit)
     try:
-        rows = Warehouse(config.duckdb_path).query(sql, params).to_dict("records")
+        rows = _warehouse(config).query(sql, params).to_dict("records")
     except WarehouseError as error:
         raise UsageError(str(error)) from None
     table(

@@ -105,9 +105,9 @@ class HttpTarget:
                 self._scrub(f"{config.url}: connection failed ({type(exc).__name__}: {exc})")
             ) from None
         if status == 429 or status >= 500:
-            raise RetryableTargetError(self._status_message(status, raw), retry_after)
+            raise RetryableTargetError(self._status_message(status, raw, too_big), retry_after)
         if not 200 <= status < 300:
-            raise TargetError(self._status_message(status, raw))
+            raise TargetError(self._status_message(status, raw, too_big))
         if too_big:
             raise TargetError(
                 f"{config.url}: response body larger than {config.max_body_bytes} bytes; "
@@ -115,7 +115,7 @@ class HttpTarget:
             )
         try:
             document = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             body = _snippet(raw, self._secrets)
             raise TargetError(f"{config.url}: response is not JSON ({exc}); body: {body}") from None
         return self._reply(document)
@@ -184,8 +184,12 @@ class HttpTarget:
             strings.append(item)
         return tuple(strings)
 
-    def _status_message(self, status: int, raw: bytes) -> str:
-        return f"{self.config.url}: HTTP {status}: {_snippet(raw, self._secrets)}"
+    def _status_message(self, status: int, raw: bytes, too_big: bool = False) -> str:
+        if too_big and not raw:
+            body = f"(body larger than {self.config.max_body_bytes} bytes, not read)"
+        else:
+            body = _snippet(raw, self._secrets)
+        return f"{self.config.url}: HTTP {status}: {body}"
 
     def _scrub(self, message: str) -> str:
         return redact(message, self._secrets)

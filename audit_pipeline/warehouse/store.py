@@ -237,10 +237,17 @@ class Warehouse:
     # -- reads -----------------------------------------------------------------------------
 
     def query(self, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
-        with self.connect(read_only=self.path.exists()) as con:
-            return con.execute(sql, list(params or [])).fetch_df()
+        """Read through a short read-only connection; a missing warehouse is an error."""
+        with self.connect(read_only=True) as con:
+            try:
+                return con.execute(sql, list(params or [])).fetch_df()
+            except duckdb.Error as error:
+                raise WarehouseError(f"query on {self.path} failed: {error}") from error
 
     def scalar(self, sql: str, params: Sequence[Any] | None = None) -> Any:
-        with self.connect(read_only=self.path.exists()) as con:
-            row = con.execute(sql, list(params or [])).fetchone()
+        with self.connect(read_only=True) as con:
+            try:
+                row = con.execute(sql, list(params or [])).fetchone()
+            except duckdb.Error as error:
+                raise WarehouseError(f"query on {self.path} failed: {error}") from error
         return row[0] if row else None
