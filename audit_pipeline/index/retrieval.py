@@ -212,7 +212,7 @@ class HybridRetriever:
         search = table.search(vector, vector_column_name="vector").metric("cosine")
         if where:
             search = search.where(where, prefilter=True)
-        return search.select(_SELECT).limit(limit).to_list()
+        return search.select([*_SELECT, "_distance"]).limit(limit).to_list()
 
     def _fts_rows(self, table: Any, query: str, limit: int, where: str | None) -> list:
         if not query.strip():
@@ -220,7 +220,7 @@ class HybridRetriever:
         search = table.search(query, query_type="fts")
         if where:
             search = search.where(where, prefilter=True)
-        return search.select(_SELECT).limit(limit).to_list()
+        return search.select([*_SELECT, "_score"]).limit(limit).to_list()
 
     def _identifier_rows(
         self, table: Any, query: str, limit: int, where: str | None
@@ -233,7 +233,7 @@ class HybridRetriever:
             search = table.search(PhraseQuery(token, "text"), query_type="fts")
             if where:
                 search = search.where(where, prefilter=True)
-            for row in search.select(_SELECT).limit(limit).to_list():
+            for row in search.select([*_SELECT, "_score"]).limit(limit).to_list():
                 cid = row["chunk_id"]
                 rows[cid] = row
                 scores[cid] = scores.get(cid, 0.0) + float(row["_score"])
