@@ -1,0 +1,95 @@
+"""The audit graph materialised with Dagster: idempotent re-runs, reverify, a garbage judge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance
+
+from audit_pipeline.config import load_config
+from audit_pipeline.definitions import build_definitions
+from audit_pipeline.warehouse.store import Warehouse
+from audit_pipeline_tests.conftest import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
+from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
+
+IDS = [*FAITHFUL_IDS[:3], *HALLUCINATED_IDS[:2]]
+RUN_CONFIG = {"ops": {"responses": {"config": {"ids": IDS}}}}
+STAGES = ("claims", "evidence", "verdicts", "assertion_results", "risk_scores")
+
+
+def _counts(warehouse: Warehouse, audit_id: str) -> dict[str, int]:
+    return {
+        table: warehouse.scalar(f"SELECT count(*) FROM {table} WHERE audit_id = ?", [audit_id])
+        for table in ("responses", *STAGES)
+    }
+
+
+def test_reverify_recomputes_the_same_audit_without_duplicates(
+    tmp_path: Path, sample_index_dir: Path
+) -> None:
+    config_path = write_audit_config(tmp_path, sample_index_dir)
+    defs = build_definitions(config_path)
+    (tmp_path / "dagster").mkdir()
+    instance = DagsterInstance.local_temp(str(tmp_path / "dagster"))
+
+    full = defs.resolve_job_def("full_audit").execute_in_process(
+        partition_key="recorded", instance=instance, run_config=RUN_CONFIG
+    )
+    assert full.success
+    warehouse = Warehouse(load_config(config_path).duckdb_path)
+    audit_id = warehouse.scalar("SELECT audit_id FROM audits")
+    before = _counts(warehouse, audit_id)
+    assert before["responses"] == len(IDS) and before["claims"] > 0
+    assert before["verdicts"] == before["claims"]
+    labels_before = warehouse.query(
+        "SELECT claim_id, label FROM verdicts WHERE audit_id = ? ORDER BY claim_id", [audit_id]
+    )
+
+    again = defs.resolve_job_def("reverify").execute_in_process(
+        partition_key="recorded", instance=instance
+    )
+    assert again.success
+    assert warehouse.scalar("SELECT count(*) FROM audits") == 1  # no new audit, no target call
+    assert _counts(warehouse, audit_id) == before  # every stage replaced its own rows
+    labels_after = warehouse.query(
+        "SELECT claim_id, label FROM verdicts WHERE audit_id = ? ORDER BY claim_id", [audit_id]
+    )
+    assert labels_after.equals(labels_before)
+    status = warehouse.query("SELECT status, decision FROM audits").iloc[0]
+    assert status["status"] == "finished" and status["decision"] in ("deploy", "warn", "block")
+    checks = {c.check_name: c.passed for c in again.get_asset_check_evaluations()}
+    assert set(checks) >= {f"gate_{g}" for g in ("decision", "hallucinations", "pass_rate")}
+    assert checks["gate_hallucinations"] is False  # the recorded answers include fabrications
+
+
+@pytest.mark.parametrize("verifier", ["llm", "cascade"])
+def test_a_judge_returning_garbage_gives_unverifiable_and_the_audit_completes(
+    tmp_path: Path, sample_index_dir: Path, verifier: str
+) -> None:
+    garbage = ScriptedLLM(["I think so?? {not json"])
+    with scripted_provider(garbage, provider="garbage-judge") as model:
+        config_path = write_audit_config(
+            tmp_path,
+            sample_index_dir,
+            detection={"verifier": verifier, "cascade_band": [0.0, 1.0], "judge": {"model": model}},
+        )
+        defs = build_definitions(config_path)
+        result = defs.resolve_job_def("full_audit").execute_in_process(
+            partition_key="recorded",
+            instance=DagsterInstance.ephemeral(),
+            run_config=RUN_CONFIG,
+        )
+    assert result.success
+    assert garbage.calls  # the judge was really asked, through litellm
+    warehouse = Warehouse(load_config(config_path).duckdb_path)
+    verdicts = warehouse.query("SELECT label, decided_by, justification FROM verdicts")
+    assert len(verdicts) > 0
+    if verifier == "llm":
+        assert set(verdicts["label"]) == {"unverifiable"}
+        audit = warehouse.query("SELECT status, decision, risk FROM audits").iloc[0]
+        assert audit["status"] == "finished"
+        assert audit["decision"] == "warn"  # nothing verifiable is not "safe"
+    else:  # the cascade keeps the local verdict and says the judge failed
+        assert set(verdicts["decided_by"]) == {"local"}
+        assert verdicts["justification"].str.contains("Judge").all()
