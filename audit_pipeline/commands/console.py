@@ -108,8 +108,7 @@ def print_worst_claims(rows: Sequence[Mapping[str, Any]], out: TextIO = sys.stdo
             file=out,
         )
         if row.get("evidence"):
-            print(
-                f"    evidence: {clean(row['document'])} > {clean(row['section'], 60)}: "
-                f"{clean(row['evidence'], 160)}",
-                file=out,
-            )
+            where = clean(row["document"])
+            if row.get("section"):
+                where += f" > {clean(row['section'], 60)}"
+            print(f"    evidence ({where}): {clean(row['evidence'], 160)}", file=out)
