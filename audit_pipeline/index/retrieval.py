@@ -123,6 +123,10 @@ class HybridRetriever:
         rows = self._vector_rows(table, self._embed_guarded([query])[0], k, None)
         return [self._hit(row, 1 - row["_distance"], None, 0.0) for row in rows]
 
+    def fingerprint(self) -> str:
+        """Changes whenever the index changes, so cached bot answers never outlive the vault."""
+        return f"lancedb:{self.index.table_name}:v{self.index.table().version}"
+
     def stats(self) -> dict[str, Any]:
         """Counters since construction, for metrics.
 

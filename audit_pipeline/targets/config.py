@@ -176,9 +176,9 @@ class VaultBotTargetConfig(_CommonTargetConfig):
     type: Literal["vault_bot"] = "vault_bot"
     model: str = "smollm2-135m-instruct"
     fallback_sentence: str = "I can't answer that from the trusted documents available to me."
-    min_confidence: float = Field(default=0.35, ge=0.0, le=1.0)
+    min_confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     top_k: int = Field(default=4, ge=1)
-    max_new_tokens: int = Field(default=160, ge=1)
+    max_new_tokens: int = Field(default=64, ge=1)
     batch_size: int = Field(default=8, ge=1)
 
 
