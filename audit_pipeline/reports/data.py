@@ -296,7 +296,8 @@ def load_report_data(
 def _trend_rows(
     con: duckdb.DuckDBPyConnection, audit: AuditInfo, limit: int
 ) -> list[dict[str, Any]]:
-    """This audit and up to ``limit`` earlier audits of the same target, oldest first."""
+    """This audit and up to ``limit`` earlier finished audits of the same target, oldest
+    first (an audit that was killed or never scored has no point to plot)."""
     rows = _rows(
         con,
         """
@@ -309,6 +310,7 @@ def _trend_rows(
             FROM risk_scores WHERE scope = 'audit' GROUP BY audit_id
         ) s ON s.audit_id = a.audit_id
         WHERE a.target IS NOT DISTINCT FROM ?
+          AND a.status = 'finished'
           AND a.audit_id <> ?
           AND (a.started_at < ? OR (a.started_at = ? AND a.audit_id < ?))
         ORDER BY a.started_at DESC, a.audit_id DESC
