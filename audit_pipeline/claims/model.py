@@ -1,0 +1,53 @@
+"""The claim record and the extractor protocol every extractor implements.
+
+A claim is the unit a verifier judges and a report points at, so it carries its exact character
+span in the response: analysts highlight it, and span-level benchmarks score it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One checkable statement of a response; ``response[start:end] == text`` always holds.
+
+    ``kind`` is ``"sentence"`` for a whole sentence (or list item) and ``"clause"`` for a piece
+    of a longer sentence split at ``;`` or a coordinating conjunction.
+    """
+
+    claim_id: str
+    text: str
+    start: int
+    end: int
+    kind: str
+
+
+def claim_id_for(text: str, start: int, end: int) -> str:
+    """Content hash of the claim text and its span.
+
+    It does not know which response the claim came from: callers that store claims from many
+    responses prefix it with the response key, which keeps this module free of storage concerns.
+    """
+    digest = hashlib.sha256(f"{start}:{end}:{text}".encode()).hexdigest()
+    return digest[:16]
+
+
+def make_claim(response: str, start: int, end: int, kind: str) -> Claim:
+    """Build a claim from a span of ``response`` so text and span can never disagree."""
+    text = response[start:end]
+    return Claim(
+        claim_id=claim_id_for(text, start, end), text=text, start=start, end=end, kind=kind
+    )
+
+
+@runtime_checkable
+class ClaimExtractor(Protocol):
+    """Splits a response into claims with exact character spans."""
+
+    name: str
+
+    def extract(self, response: str) -> list[Claim]: ...

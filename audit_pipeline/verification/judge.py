@@ -1,0 +1,158 @@
+"""An LLM judge, through litellm, for claims the local verifier cannot settle.
+
+The judge sees the claim and the evidence as fenced, untrusted data and must answer with a
+JSON verdict that is validated field by field. A reply that is still invalid after one repair
+attempt, or a provider error, yields ``unverifiable`` rather than an exception: one flaky call
+must not abort a batch audit, and "the judge could not decide" is itself worth recording.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from audit_pipeline.claims.model import Claim
+from audit_pipeline.verification.llm_io import (
+    LLMOutputError,
+    complete,
+    fence,
+    fence_rules,
+    new_fence_tag,
+    parse_json_object,
+    repair_messages,
+)
+from audit_pipeline.verification.model import EvidencePassage, Label, Verdict
+
+JUDGE_VERSION = "judge-prompt-1"
+SCHEMA_HINT = (
+    '{"label": "supported" | "weakly_supported" | "unsupported" | "contradicted" | '
+    '"unverifiable", "probability": <number 0-1, probability the claim is supported by the '
+    'evidence>, "justification": "<one or two sentences>", "supporting_chunk_ids": '
+    '["<chunk id>", ...]}'
+)
+_SYSTEM = """You are a strict fact-checking judge for an audit of a chatbot's answers.
+Decide whether one CLAIM taken from an answer is supported by the EVIDENCE passages.
+
+{rules}
+
+Labels:
+- supported: the evidence states the claim (paraphrase is fine).
+- weakly_supported: the evidence implies or only partly states the claim.
+- unsupported: the evidence does not contain the information in the claim.
+- contradicted: the evidence states something incompatible with the claim (a different
+  number, date, name, or the negation).
+- unverifiable: the claim is not a factual statement that evidence could settle.
+
+Judge only against the evidence, not your own knowledge. Reply with only one JSON object:
+{schema}
+"""
+
+
+def _evidence_block(passages: Sequence[EvidencePassage]) -> str:
+    if not passages:
+        return "(no evidence passages were retrieved)"
+    return "\n---\n".join(
+        f"[chunk_id: {p.chunk_id}] (document: {p.document}; section: {p.section})\n{p.text}"
+        for p in passages
+    )
+
+
+def judge_messages(claim: str, passages: Sequence[EvidencePassage]) -> list[dict[str, str]]:
+    tag = new_fence_tag()
+    system = _SYSTEM.format(rules=fence_rules(tag), schema=SCHEMA_HINT)
+    user = (
+        f"{fence('CLAIM', claim, tag)}\n\n{fence('EVIDENCE', _evidence_block(passages), tag)}\n\n"
+        "Judge the CLAIM against the EVIDENCE and reply with the JSON object only."
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def parse_verdict(
+    reply: str, known_chunk_ids: Sequence[str]
+) -> tuple[Label, float, str, tuple[str, ...]]:
+    """Validate a judge reply; raises :class:`LLMOutputError` naming the first problem."""
+    data = parse_json_object(reply)
+    raw_label = str(data.get("label", "")).strip().lower().replace(" ", "_").replace("-", "_")
+    try:
+        label = Label(raw_label)
+    except ValueError as error:
+        raise LLMOutputError(f"label {data.get('label')!r} is not one of the labels") from error
+    probability = data.get("probability")
+    if isinstance(probability, bool) or not isinstance(probability, (int, float)):
+        raise LLMOutputError("probability must be a number")
+    if not (math.isfinite(probability) and 0.0 <= probability <= 1.0):
+        raise LLMOutputError("probability must be between 0 and 1")
+    justification = data.get("justification", "")
+    if not isinstance(justification, str):
+        raise LLMOutputError("justification must be a string")
+    ids = data.get("supporting_chunk_ids", [])
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise LLMOutputError("supporting_chunk_ids must be a list of strings")
+    known = set(known_chunk_ids)
+    cited = tuple(dict.fromkeys(i for i in ids if i in known))
+    return label, float(probability), justification.strip()[:1000], cited
+
+
+class LLMJudgeVerifier:
+    """One litellm call per claim (plus at most one repair), run on a small thread pool."""
+
+    name = "llm_judge"
+
+    def __init__(self, model: str, *, max_workers: int = 4, **litellm_params: Any) -> None:
+        self.model = model
+        self.max_workers = max_workers
+        self.litellm_params = litellm_params
+        self.version = f"{JUDGE_VERSION}:{model}"
+
+    def verify(
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]
+    ) -> list[Verdict]:
+        if len(claims) != len(evidence):
+            raise ValueError(f"{len(claims)} claims but {len(evidence)} evidence lists")
+        if self.max_workers <= 1 or len(claims) <= 1:
+            return [self.verify_one(c, e) for c, e in zip(claims, evidence, strict=True)]
+        with ThreadPoolExecutor(max_workers=self.max_workers) as pool:
+            return list(pool.map(self.verify_one, claims, evidence))
+
+    def verify_one(self, claim: Claim, passages: Sequence[EvidencePassage]) -> Verdict:
+        messages = judge_messages(claim.text, passages)
+        known = [p.chunk_id for p in passages]
+        try:
+            reply = complete(self.model, messages, **self.litellm_params)
+            try:
+                parsed = parse_verdict(reply, known)
+            except LLMOutputError as error:
+                retry = repair_messages(messages, reply, str(error), SCHEMA_HINT)
+                reply = complete(self.model, retry, **self.litellm_params)
+                parsed = parse_verdict(reply, known)
+        except LLMOutputError as error:
+            return self._unverifiable(f"judge reply invalid after one repair: {error}")
+        except Exception as error:  # provider, network, rate limit: record, do not abort
+            return self._unverifiable(f"judge call failed: {type(error).__name__}: {error}")
+        label, probability, justification, cited = parsed
+        if label is Label.SUPPORTED and not cited:
+            # A "supported" that cites no passage we gave it is not checkable provenance.
+            label = Label.WEAKLY_SUPPORTED
+            justification = f"{justification} (no valid supporting chunk cited)".strip()
+        return Verdict(
+            label=label,
+            probability=probability,
+            justification=justification,
+            supporting_chunk_ids=cited,
+            verifier=self.name,
+            verifier_version=self.version,
+            decided_by="judge",
+        )
+
+    def _unverifiable(self, reason: str) -> Verdict:
+        return Verdict(
+            label=Label.UNVERIFIABLE,
+            probability=0.5,
+            justification=reason[:1000],
+            supporting_chunk_ids=(),
+            verifier=self.name,
+            verifier_version=self.version,
+            decided_by="judge",
+        )

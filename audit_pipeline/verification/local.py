@@ -1,0 +1,192 @@
+"""The offline verifier: feature alignment plus a small fitted model, no API key needed.
+
+It is the default so an audit can run in CI without network access or spend, and it is fast
+enough (tens of claims per second on two cores) to check every claim of a large batch; the
+LLM judge is then only needed for the claims this verifier is unsure about (see cascade).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from audit_pipeline.claims.model import Claim
+from audit_pipeline.embedding import Embedder, SentenceTransformerEmbedder
+from audit_pipeline.evidence.memo import MemoEmbedder
+from audit_pipeline.verification.aggregate import response_features
+from audit_pipeline.verification.features import Alignment, FeatureBuilder
+from audit_pipeline.verification.model import HALLUCINATION_LABELS, EvidencePassage, Label, Verdict
+from audit_pipeline.verification.scorer import LocalModel
+
+# A conflict only means "contradicted" when the evidence sentence it was found against is about
+# the same thing as the claim; otherwise the claim is merely unsupported.
+ALIGNED_COSINE = 0.6
+ALIGNED_COVERAGE = 0.6
+
+
+@dataclass(frozen=True)
+class ResponseAssessment:
+    """The verdicts of one response's claims plus the response-level decision.
+
+    ``hallucinated`` is true exactly when some verdict is unsupported or contradicted.
+    """
+
+    verdicts: list[Verdict]
+    probability: float  # probability that the response contains a hallucination
+    hallucinated: bool
+
+
+class LocalVerifier:
+    """Aligns each claim with its evidence sentences and scores the alignment.
+
+    ``verify`` judges claims one by one: the fitted claim model gives the probability that a
+    claim is supported and its thresholds map it to supported / weakly supported /
+    unsupported; a number, yes/no-field or antonym conflict with a well-aligned evidence
+    sentence makes it contradicted whatever the model says. ``assess`` judges the claims of
+    one response together and is what response-level decisions should use (see there).
+    """
+
+    name = "local"
+
+    def __init__(self, embedder: Embedder | None = None, model: LocalModel | None = None) -> None:
+        self.embedder = MemoEmbedder(embedder or SentenceTransformerEmbedder())
+        self.model = model or LocalModel.load()
+        self.version = self.model.version
+        self._features = FeatureBuilder(self.embedder)
+
+    def align(
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]
+    ) -> list[Alignment]:
+        """Features of every claim; split from :meth:`decide` so benchmarks can refit cheaply."""
+        if len(claims) != len(evidence):
+            raise ValueError(f"{len(claims)} claims but {len(evidence)} evidence lists")
+        return self._features.align(
+            [claim.text for claim in claims],
+            [[(p.chunk_id, p.text) for p in passages] for passages in evidence],
+        )
+
+    def verify(
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]
+    ) -> list[Verdict]:
+        return self.decide(self.align(claims, evidence))
+
+    def assess(
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]
+    ) -> ResponseAssessment:
+        """Verdicts for all claims of ONE response, reconciled with a response-level model."""
+        return self.decide_response(self.align(claims, evidence))
+
+    def decide(self, alignments: Sequence[Alignment]) -> list[Verdict]:
+        if not alignments:
+            return []
+        matrix = np.stack([alignment.vector() for alignment in alignments])
+        probabilities = self.model.supported_probability(matrix)
+        return [
+            self._verdict(alignment, float(p))
+            for alignment, p in zip(alignments, probabilities, strict=True)
+        ]
+
+    def decide_response(self, alignments: Sequence[Alignment]) -> ResponseAssessment:
+        """Response-level calibration.
+
+        The response model looks at all claims at once (the most and the average unexplained
+        content, conflicts, length) and decides whether the answer contains a hallucination.
+        The claim labels are then made consistent with that decision: in a flagged answer
+        the claims below the claim threshold are unsupported (at least the riskiest one is);
+        in an answer judged grounded, claims the claim model alone would have flagged are
+        reported as weakly supported, unless a hard conflict (a contradicted claim) stands.
+        """
+        verdicts = self.decide(alignments)
+        matrix = (
+            np.stack([a.vector() for a in alignments])
+            if alignments
+            else np.zeros((0, len(self.model.feature_names)))
+        )
+        probability = self.model.response_probability(response_features(matrix)[None, :])
+        flagged = probability >= self.model.thresholds.response
+        note = f" Response-level hallucination probability {probability:.2f}"
+        if flagged:
+            verdicts = [self._within_flagged(v) for v in verdicts]
+            if verdicts and not any(v.label in HALLUCINATION_LABELS for v in verdicts):
+                riskiest = min(range(len(verdicts)), key=lambda i: verdicts[i].probability)
+                verdicts[riskiest] = replace(
+                    verdicts[riskiest],
+                    label=Label.UNSUPPORTED,
+                    justification=verdicts[riskiest].justification
+                    + f"{note}: flagged as the answer's least supported claim.",
+                )
+        else:
+            verdicts = [
+                replace(
+                    v,
+                    label=Label.WEAKLY_SUPPORTED,
+                    justification=v.justification + f"{note}: answer judged grounded overall.",
+                )
+                if v.label is Label.UNSUPPORTED
+                else v
+                for v in verdicts
+            ]
+        hallucinated = any(v.label in HALLUCINATION_LABELS for v in verdicts)
+        return ResponseAssessment(verdicts, probability, hallucinated)
+
+    def _within_flagged(self, verdict: Verdict) -> Verdict:
+        """Inside a flagged answer, point at the claims below the (stricter) span cut."""
+        if verdict.label is Label.CONTRADICTED:
+            return verdict
+        below = verdict.probability < self.model.thresholds.span
+        if below and verdict.label is not Label.UNSUPPORTED:
+            return replace(verdict, label=Label.UNSUPPORTED)
+        if not below and verdict.label is Label.UNSUPPORTED:
+            return replace(verdict, label=Label.WEAKLY_SUPPORTED)
+        return verdict
+
+    def _verdict(self, alignment: Alignment, probability: float) -> Verdict:
+        thresholds = self.model.thresholds
+        features = alignment.features
+        aligned = features["cos_max"] >= ALIGNED_COSINE or features["lex_best"] >= ALIGNED_COVERAGE
+        if alignment.best_sentence is None:
+            label = Label.UNSUPPORTED
+        elif (alignment.conflicts and aligned) or features["field_flipped"] > 0:
+            # A yes/no field named by the claim is its own alignment: no similarity needed.
+            label = Label.CONTRADICTED
+            probability = min(probability, thresholds.unsupported)
+        elif probability < thresholds.unsupported:
+            label = Label.UNSUPPORTED
+        elif probability < thresholds.weak:
+            label = Label.WEAKLY_SUPPORTED
+        else:
+            label = Label.SUPPORTED
+        return Verdict(
+            label=label,
+            probability=round(probability, 4),
+            justification=justify(alignment),
+            supporting_chunk_ids=alignment.supporting_chunk_ids,
+            verifier=self.name,
+            verifier_version=self.version,
+            decided_by="local",
+        )
+
+
+def justify(alignment: Alignment) -> str:
+    """A short human-readable account of the alignment, for the report."""
+    best = alignment.best_sentence
+    if best is None:
+        return "No evidence passages were retrieved for this claim."
+    features = alignment.features
+    snippet = best.text if len(best.text) <= 160 else best.text[:157] + "..."
+    parts = [
+        f"Closest evidence ({best.chunk_id}): {snippet!r}",
+        f"similarity {features['cos_max']:.2f}, "
+        f"content words found in evidence {features['lex_all']:.0%}",
+    ]
+    if alignment.unseen_quantities:
+        parts.append("numbers not in evidence: " + ", ".join(alignment.unseen_quantities))
+    if alignment.unseen_names:
+        parts.append("names not in evidence: " + ", ".join(alignment.unseen_names))
+    if alignment.conflicts:
+        parts.append("conflicts: " + "; ".join(alignment.conflicts))
+    if alignment.notes:
+        parts.append("; ".join(alignment.notes))
+    return ". ".join(parts) + "."

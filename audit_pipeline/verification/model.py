@@ -1,0 +1,88 @@
+"""Verdict vocabulary and the verifier protocol.
+
+Every verdict carries its provenance (which chunks, which verifier and version, who decided)
+because an audit is only useful if an analyst can see *why* a claim was flagged and re-run the
+same decision later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+from audit_pipeline.claims.model import Claim
+
+
+class Label(StrEnum):
+    """How well the evidence backs a claim.
+
+    ``unverifiable`` is reserved for "the verifier could not decide" (no evidence given, a
+    judge that returned garbage): it is not evidence of a hallucination, and risk scoring
+    treats it separately from ``unsupported``.
+    """
+
+    SUPPORTED = "supported"
+    WEAKLY_SUPPORTED = "weakly_supported"
+    UNSUPPORTED = "unsupported"
+    CONTRADICTED = "contradicted"
+    UNVERIFIABLE = "unverifiable"
+
+
+HALLUCINATION_LABELS = frozenset({Label.UNSUPPORTED, Label.CONTRADICTED})
+
+
+@dataclass(frozen=True)
+class EvidencePassage:
+    """One retrieved passage offered as evidence for a claim.
+
+    ``source`` is ``"vault"`` (the trusted knowledge base) or ``"logged_context"`` (what the
+    bot itself retrieved, from a RAG log). Scores are ``None`` where that retriever did not
+    return the passage; ``fused_score`` orders the list. ``fallback_mode`` marks a vault
+    passage found by full-text search alone because the query could not be embedded: a verdict
+    resting on it deserves less trust, so the flag travels with the passage to the warehouse.
+    """
+
+    chunk_id: str
+    text: str
+    document: str
+    section: str
+    vector_score: float | None
+    bm25_score: float | None
+    fused_score: float
+    source: str
+    fallback_mode: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The decision about one claim.
+
+    ``probability`` is the probability that the claim is supported by (grounded in) the
+    evidence, 0 to 1, whatever the label; ``decided_by`` is ``"local"`` or ``"judge"``.
+    """
+
+    label: Label
+    probability: float
+    justification: str
+    supporting_chunk_ids: tuple[str, ...]
+    verifier: str
+    verifier_version: str
+    decided_by: str
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """Judges claims against their evidence, in batches so embeddings are computed together.
+
+    ``evidence[i]`` is the evidence for ``claims[i]``; the result has one verdict per claim, in
+    order.
+    """
+
+    name: str
+    version: str
+
+    def verify(
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]
+    ) -> list[Verdict]: ...
