@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -89,8 +90,9 @@ def test_vault_assets_materialise_incrementally(tmp_path: Path, vault_copy: Path
 
 
 def test_skipped_files_warn_and_missing_vault_fails_clearly(
-    tmp_path: Path, vault_copy: Path
+    tmp_path: Path, vault_copy: Path, sample_index_dir: Path
 ) -> None:
+    shutil.copytree(sample_index_dir, tmp_path / "warehouse" / "vault.lance")  # nothing to embed
     (vault_copy / "broken.md").write_bytes(b"\xff\xfe not utf-8 \xc3")
     result = _materialize(write_config(tmp_path, vault_copy))
     assert result.success

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from audit_pipeline.embedding import SentenceTransformerEmbedder
@@ -16,10 +19,14 @@ UNIQUE_CONTROL = "TH-CR-09"  # appears exactly once in the sample vault
 
 @pytest.fixture(scope="module")
 def retriever(
-    tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder
+    tmp_path_factory: pytest.TempPathFactory,
+    embedder: SentenceTransformerEmbedder,
+    sample_index_dir: Path,
 ) -> HybridRetriever:
-    index = VaultIndex(tmp_path_factory.mktemp("lance"), embedder)
-    index.sync(chunk_documents(scan_vault(SAMPLE_VAULT).documents))
+    path = tmp_path_factory.mktemp("lance") / "vault.lance"
+    shutil.copytree(sample_index_dir, path)
+    index = VaultIndex(path, embedder)
+    assert index.sync(chunk_documents(scan_vault(SAMPLE_VAULT).documents)).embedded == 0
     return HybridRetriever(index)
 
 
