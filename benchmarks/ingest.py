@@ -76,8 +76,9 @@ def main() -> None:
     }
     print(f"vault copies            {copies} ({len(chunks)} chunks)")
     print(f"model load              {load_s:.1f} s")
-    print(f"pipeline (vault_index)  {result['pipeline_chunks_per_s']:.1f} chunks/s ({pipeline_s:.1f} s)")
-    print(f"raw encode              {result['raw_encode_chunks_per_s']:.1f} chunks/s ({raw_s:.1f} s)")
+    pipeline_rate, raw_rate = result["pipeline_chunks_per_s"], result["raw_encode_chunks_per_s"]
+    print(f"pipeline (vault_index)  {pipeline_rate:.1f} chunks/s ({pipeline_s:.1f} s)")
+    print(f"raw encode              {raw_rate:.1f} chunks/s ({raw_s:.1f} s)")
     print(f"ratio pipeline / raw    {result['ratio']:.2f}  (goal >= 0.80)")
     print(f"unchanged re-sync       {noop_s:.2f} s, {again.embedded} embedded")
     if args.json:
