@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dagster import DagsterInstance
+from dagster import AssetKey, DagsterInstance
 
 from audit_pipeline.config import load_config
 from audit_pipeline.definitions import build_definitions
@@ -93,3 +93,35 @@ def test_a_judge_returning_garbage_gives_unverifiable_and_the_audit_completes(
     else:  # the cascade keeps the local verdict and says the judge failed
         assert set(verdicts["decided_by"]) == {"local"}
         assert verdicts["justification"].str.contains("Judge").all()
+
+
+def test_two_target_partitions_are_compared_side_by_side(
+    tmp_path: Path, sample_index_dir: Path
+) -> None:
+    answers = tmp_path / "faithful.jsonl"
+    replay = Path(__file__).resolve().parents[2] / "data" / "recorded-answers"
+    lines = (replay / "sample-replay.jsonl").read_text().splitlines()
+    answers.write_text("\n".join(line for line in lines if '"ENC-002"' not in line) + "\n")
+    config_path = write_audit_config(
+        tmp_path,
+        sample_index_dir,
+        targets={
+            "recorded": {"type": "replay", "path": str(replay / "sample-replay.jsonl")},
+            "recorded-v2": {"type": "replay", "path": str(answers)},
+        },
+    )
+    defs = build_definitions(config_path)
+    job = defs.resolve_job_def("full_audit")
+    assert set(job.partitions_def.get_partition_keys()) == {"recorded", "recorded-v2"}
+    instance = DagsterInstance.ephemeral()
+    for target in ("recorded", "recorded-v2"):
+        run = job.execute_in_process(partition_key=target, instance=instance, run_config=RUN_CONFIG)
+        assert run.success
+    warehouse = Warehouse(load_config(config_path).duckdb_path)
+    trend = warehouse.query("SELECT target, audits, mean_risk FROM v_trend ORDER BY target")
+    assert trend["target"].tolist() == ["recorded", "recorded-v2"]
+    assert trend["audits"].tolist() == [1, 1]
+    summary = warehouse.query("SELECT target, prompts FROM v_audit_summary ORDER BY target")
+    assert summary["prompts"].tolist() == [len(IDS), len(IDS)]
+    materialized = instance.get_materialized_partitions(AssetKey("risk_scores"))
+    assert materialized == {"recorded", "recorded-v2"}
