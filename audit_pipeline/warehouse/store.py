@@ -18,6 +18,7 @@ rolls back and leaves the previous results as they were.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -57,6 +58,13 @@ def or_none(value: Any) -> Any:
     if isinstance(value, float) and value != value:  # NaN
         return None
     return value
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back if a transaction is still open (a failed COMMIT may already have ended it);
+    the original error is the one worth reporting."""
+    with contextlib.suppress(duckdb.Error):
+        con.execute("ROLLBACK")
 
 
 def _as_arrow(rows: Rows) -> pa.Table:
@@ -165,7 +173,7 @@ class Warehouse:
             )
             con.execute("COMMIT")
         except duckdb.Error as error:
-            con.execute("ROLLBACK")
+            _rollback(con)
             raise WarehouseError(
                 f"migration {migration.version} ({migration.description}) failed: {error}"
             ) from error
@@ -199,7 +207,7 @@ class Warehouse:
                     con.execute(sql, list(params))
                 con.execute("COMMIT")
             except Exception as error:
-                con.execute("ROLLBACK")
+                _rollback(con)
                 if isinstance(error, duckdb.Error):
                     raise WarehouseError(f"write to {self.path} failed: {error}") from error
                 raise
