@@ -20,7 +20,7 @@ from audit_pipeline.verification.scorer import DEFAULT_MODEL_PATH
 from audit_pipeline.verification.training import fit_local_model
 from benchmarks.ragtruth import DEFAULT_DATA, TOP_K, load_records, prepare, training_set
 
-MODEL_VERSION = "local-1"
+MODEL_VERSION = "local-2"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -26,8 +26,10 @@ from audit_pipeline.verification.fields import FieldCheck, boolean_fields, check
 from audit_pipeline.verification.lexicon import is_descriptive, rarity
 from audit_pipeline.verification.signals import (
     ANTONYMS,
+    ATTRIBUTION_WORDS,
     HEDGES,
     NAME_ALIASES,
+    TEMPORAL_WORDS,
     Quantity,
     acronym_expansions,
     is_near,
@@ -35,6 +37,7 @@ from audit_pipeline.verification.signals import (
     proper_names,
     quantities,
     quantity_keys,
+    surface_words,
 )
 
 FEATURE_NAMES: tuple[str, ...] = (
@@ -69,6 +72,8 @@ FEATURE_NAMES: tuple[str, ...] = (
     "field_unknown",
     "hedges",
     "no_evidence",
+    "attribution_unseen",
+    "temporal_unseen",
 )
 
 
@@ -82,6 +87,7 @@ class EvidenceSentence:
     negated: bool
     quantity_keys: frozenset[tuple[str, float]]
     vector_row: int = -1
+    words: frozenset[str] = frozenset()  # surface words, for the framing features
 
 
 @dataclass
@@ -111,6 +117,7 @@ def split_evidence(text: str, chunk_id: str) -> list[EvidenceSentence]:
                 stems=frozenset(content_stems(sentence)),
                 negated=negation_count(sentence) > 0,
                 quantity_keys=frozenset(quantity_keys(sentence)),
+                words=frozenset(surface_words(sentence)),
             )
         )
     return out
@@ -183,7 +190,24 @@ def _no_evidence_features(claim: str, unique: list[str]) -> dict[str, float]:
         ent_claim=float(len(proper_names(claim))),
         neg_claim=float(negation_count(claim) > 0),
     )
+    features.update(_framing_features(claim, [], None))
     return features
+
+
+def _framing_features(
+    claim: str, sentences: Sequence[EvidenceSentence], best: EvidenceSentence | None
+) -> dict[str, float]:
+    """Framing the evidence lacks: an attribution its aligned sentence does not make, and
+    time words ("last week", "Friday") that no evidence sentence uses."""
+    words = surface_words(claim)
+    best_words = best.words if best is not None else frozenset()
+    evidence_words: set[str] = set().union(*(s.words for s in sentences))
+    return {
+        "attribution_unseen": float(
+            bool(words & ATTRIBUTION_WORDS) and not (best_words & ATTRIBUTION_WORDS)
+        ),
+        "temporal_unseen": float(len((words & TEMPORAL_WORDS) - evidence_words)),
+    }
 
 
 def _coverage_features(view: _View) -> dict[str, float]:
@@ -342,6 +366,7 @@ def align_claim(
     features.update(name_features)
     polarity_features, flips, negated_only, fields = _polarity_features(view)
     features.update(polarity_features)
+    features.update(_framing_features(claim, sentences, view.best))
 
     # Hard conflicts make a claim "contradicted" when it is well aligned; notes only explain.
     conflicts = [f"number {q.surface!r} differs from the evidence" for q in number_conflicts]

@@ -257,3 +257,28 @@ HEDGES = frozenset(
         "reputation",
     ]
 )  # fmt: skip
+
+# Framing a summary adds without its source: "according to ...", "officials said" where the
+# aligned evidence sentence attributes nothing, and times ("last week", "on Friday") the
+# evidence never mentions. Matched on lowercased surface tokens, not stems.
+ATTRIBUTION_WORDS = frozenset(
+    [
+        "according", "said", "says", "stated", "told", "claimed", "reported", "announced",
+        "confirmed", "added", "explained", "noted", "described", "revealed",
+    ]
+)  # fmt: skip
+TEMPORAL_WORDS = frozenset(
+    [
+        "yesterday", "today", "tomorrow", "tonight", "recently", "last", "next", "earlier",
+        "later", "ago", "previously", "currently", "week", "weekend", "month", "year",
+        "morning", "afternoon", "evening", "night", "decade", "annual", "annually", "daily",
+        "weekly", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+        "january", "february", "march", "april", "june", "july", "august", "september",
+        "october", "november", "december",
+    ]
+)  # fmt: skip
+
+
+def surface_words(text: str) -> set[str]:
+    """Lowercased tokens with edge punctuation removed (no stemming, stopwords kept)."""
+    return {token.lower().strip(".,;:!?'\"") for token in raw_tokens(text)}
