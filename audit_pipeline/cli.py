@@ -52,6 +52,12 @@ def _parser() -> argparse.ArgumentParser:
         "--min-fail", type=int, default=None, help="with --repeat: a prompt fails in >= K runs"
     )
     run.add_argument("--fail-on", choices=["block", "warn"], default="block")
+    run.add_argument(
+        "--report-only",
+        action="store_true",
+        help="print the decision but exit 0 even on block (demos such as `make audit`); "
+        "configuration and pipeline errors still exit 2",
+    )
     run.add_argument("--json", type=Path, help="write the summary as JSON here")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("-v", "--verbose", action="store_true", help="show Dagster's step logs")
@@ -193,6 +199,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(payload, indent=2, default=str))
+    if args.report_only:
+        return EXIT_OK
     if decision == "block" or any(gate.status == "error" for gate in gates):
         return EXIT_BLOCKED
     if args.fail_on == "warn" and (

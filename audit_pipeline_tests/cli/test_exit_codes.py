@@ -100,6 +100,10 @@ def test_hallucinations_block_the_release(tmp_path: Path, sample_index_dir: Path
     assert gate["status"] == "error"
     failed = {f["prompt_id"] for f in summary["failures"]}
     assert "ENC-002" in failed  # "quarterly" is in its must_not_appear list
+    # The same audit as a demo (`make audit`): the decision is printed, the exit code is 0.
+    shown = cli(config, "run", *_ids(*FAITHFUL_IDS, *HALLUCINATED_IDS), "--report-only")
+    assert shown.returncode == 0, shown.stderr
+    assert "DECISION: BLOCK" in shown.stdout
 
 
 @pytest.mark.parametrize(
