@@ -126,7 +126,12 @@ def _progress_bar(enabled: bool):  # type: ignore[no-untyped-def]
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from audit_pipeline.commands.console import print_gates, print_outcome, print_worst_claims
+    from audit_pipeline.commands.console import (
+        print_gates,
+        print_outcome,
+        print_pipeline_counts,
+        print_worst_claims,
+    )
     from audit_pipeline.commands.console import worst_claims as load_worst
     from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, run_audit
     from audit_pipeline.observability.logs import add_json_file_handler
@@ -175,6 +180,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(f"run {attempt + 1}/{args.repeat}: {result.outcome.decision}", file=sys.stderr)
 
     outcome = outcomes[-1]
+    print_pipeline_counts(result.asset_counts)
     print_outcome(outcome)
     print_worst_claims(load_worst(Warehouse(config.duckdb_path), outcome.audit_id))
     payload: dict[str, Any] = outcome.to_dict()

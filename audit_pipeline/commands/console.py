@@ -70,6 +70,37 @@ def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
     )
 
 
+def print_pipeline_counts(
+    asset_metadata: Sequence[tuple[str, Mapping[str, Any]]], out: TextIO = sys.stdout
+) -> None:
+    """One line per stage that ran: what the vault, the target and the detection produced.
+
+    The embedded / reused split is how a user sees that an unchanged vault re-embeds nothing.
+    """
+    meta = dict(asset_metadata)
+    lines = []
+    if "vault_documents" in meta and "vault_index" in meta:
+        docs, index = meta["vault_documents"], meta["vault_index"]
+        lines.append(
+            f"vault      {docs.get('documents')} documents ({docs.get('skipped')} skipped), "
+            f"{index.get('chunks')} chunks: {index.get('embedded')} embedded, "
+            f"{index.get('reused')} reused"
+        )
+    if "responses" in meta:
+        r = meta["responses"]
+        lines.append(
+            f"responses  {r.get('responses')} turns, {r.get('errors')} errors, "
+            f"{r.get('from_cache')} from cache"
+        )
+    if "verdicts" in meta:
+        v = meta["verdicts"]
+        lines.append(f"claims     {v.get('claims')} checked by {v.get('verifier')}")
+    if lines:
+        print("", file=out)
+        for line in lines:
+            print(line, file=out)
+
+
 def print_gates(gates: Iterable[GateResult], out: TextIO = sys.stdout) -> None:
     rows = [{"gate": g.name, "status": g.status.upper(), "detail": g.detail} for g in gates]
     print("", file=out)

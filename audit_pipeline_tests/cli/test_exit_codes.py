@@ -77,6 +77,8 @@ def test_passing_audit_exits_0_and_writes_the_json_summary(
     assert set(summary["by_category"]) == {"soc2", "gdpr"}
     assert set(summary["by_category"]["soc2"]) == {"passed", "failed", "risk"}
     assert "DECISION: DEPLOY" in result.stdout
+    assert re.search(r"vault\s+\d+ documents \(0 skipped\), \d+ chunks", result.stdout)
+    assert re.search(r"responses\s+2 turns, 0 errors", result.stdout)
     assert "report:" in result.stdout
 
 
@@ -87,6 +89,7 @@ def test_warning_gate_exits_0_unless_fail_on_warn(lenient_config: Path) -> None:
     assert re.search(r"pass_rate\s+WARN", warned.stdout)
     strict = cli(lenient_config, *args, "--fail-on", "warn", "--no-cache")
     assert strict.returncode == 1, strict.stderr
+    assert "0 embedded" in strict.stdout  # the vault did not change between the two runs
 
 
 def test_hallucinations_block_the_release(tmp_path: Path, sample_index_dir: Path) -> None:
