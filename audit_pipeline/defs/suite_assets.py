@@ -133,7 +133,7 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
             audit_id = config.resume_audit_id
         else:
             # A re-execution of a Dagster run (from failure) continues the same audit.
-            audit_id = new_audit_id(target_name, context.run.root_run_id or context.run_id)
+            audit_id = new_audit_id(target_name, context.run.root_run_id or context.run.run_id)
         ref = AuditRef(
             audit_id=audit_id,
             target=target_name,
@@ -148,7 +148,7 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
             ref,
             vault_hash=vault_index.vault_hash,
             config_hash=audit_config.fingerprint(),
-            dagster_run_id=context.run_id,
+            dagster_run_id=context.run.run_id,
         )
         target = build_target(
             target_name,
