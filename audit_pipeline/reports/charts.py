@@ -65,15 +65,17 @@ def risk_bars(
         return label_w + bar_w * min(value, top_value) / top_value
 
     body: list[str] = []
-    for value, name, colour in (
-        (warn, "warn", ZONE_COLOURS["warn"]),
-        (block, "block", ZONE_COLOURS["block"]),
+    # The warn label sits left of its line and the block label right of its own, so the two
+    # never overlap however close the thresholds are.
+    for value, name, colour, anchor, shift in (
+        (warn, "warn", ZONE_COLOURS["warn"], "end", -3),
+        (block, "block", ZONE_COLOURS["block"], "start", 3),
     ):
         body.append(
             f'<line x1="{x(value):.1f}" y1="{top - 8}" x2="{x(value):.1f}" y2="{height - 8}"'
             f' stroke="{colour}" stroke-width="1.2" stroke-dasharray="4 3"/>'
-            f'<text x="{x(value):.1f}" y="{top - 12}" text-anchor="middle" font-size="11"'
-            f' fill="{colour}">{name} {value:.2f}</text>'
+            f'<text x="{x(value) + shift:.1f}" y="{top - 12}" text-anchor="{anchor}"'
+            f' font-size="11" fill="{colour}">{name} {value:.2f}</text>'
         )
     if not rows:
         body.append(

@@ -66,6 +66,7 @@ def failures_section(failures: Sequence[PromptResult], anchors: Mapping[str, str
     cards = "".join(_failure_card(p, anchors[p.prompt_id]) for p in failures)
     return (
         f'<section id="failures"><h2>Failures <span class="count">{len(failures)}</span></h2>'
+        '<p class="muted">Prompts with a failed check or a claim the vault does not support.</p>'
         f'<ol class="toc">{toc}</ol>{cards}</section>'
     )
 

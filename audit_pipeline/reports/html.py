@@ -152,7 +152,7 @@ def _summary_section(data: ReportData, s: Summary, thresholds: Thresholds) -> st
         _card(
             "Failed prompts",
             str(s.failed),
-            "any failed check or hallucination",
+            "prompts with a failed check",
             "bad" if s.failed else "good",
         ),
         _card(
@@ -165,7 +165,7 @@ def _summary_section(data: ReportData, s: Summary, thresholds: Thresholds) -> st
         _card(
             "Hallucinations",
             str(s.hallucinations),
-            "unsupported + contradicted claims",
+            "answers with an unsupported or contradicted claim, or a forbidden string",
             "bad" if s.hallucinations else "good",
         ),
         _card(
@@ -183,7 +183,9 @@ def _summary_section(data: ReportData, s: Summary, thresholds: Thresholds) -> st
         _card(
             "Hallucination rate",
             e(pct(score.hallucination_rate if score else None)),
-            f"{score.claims} claims verified" if score else "no audit score yet",
+            f"of answers have an unsupported or contradicted claim · {score.claims} claims"
+            if score
+            else "no audit score yet",
         ),
         _card(
             "Citation accuracy",

@@ -149,7 +149,10 @@ def _summary(data: ReportData, s: Summary) -> str:
             "metric": "Assertions",
             "value": f"{s.assertions_passed} passed, {s.assertions_failed} failed",
         },
-        {"metric": "Hallucinations (unsupported + contradicted)", "value": s.hallucinations},
+        {
+            "metric": "Hallucinations (answers with unsupported or contradicted claims)",
+            "value": s.hallucinations,
+        },
         {"metric": "Citation errors", "value": s.citation_errors},
         {"metric": "Fallback errors", "value": s.fallback_errors},
         {"metric": "Hallucination rate", "value": pct(score.hallucination_rate if score else None)},
