@@ -226,7 +226,7 @@ def _warehouse(config: Any):  # type: ignore[no-untyped-def]
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from audit_pipeline.reports.write import write_report
+    from audit_pipeline.reports.write import write_outcome_report
     from audit_pipeline.scoring.history import UnknownAuditError, load_outcome
 
     _, config = _load(args)
@@ -235,13 +235,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         outcome = load_outcome(warehouse, args.audit_id, config.gates)
     except UnknownAuditError as error:
         raise UsageError(str(error)) from None
-    paths = write_report(
-        warehouse,
-        args.audit_id,
-        config.reports_dir,
-        summary={**outcome.summary, "by_category": outcome.by_category},
-        thresholds=(config.scoring.deploy_max_risk, config.scoring.warn_max_risk),
-    )
+    paths = write_outcome_report(warehouse, outcome, config)
     print(paths.html)
     print(paths.markdown)
     return EXIT_OK

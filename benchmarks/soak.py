@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from audit_pipeline.observability.logs import add_json_file_handler
-from audit_pipeline.suites import PromptSuite, SuitePrompt, SuiteTurn
+from audit_pipeline.suites import PromptSuite
 from audit_pipeline.targets import (
     ResponseRecord,
     build_target,
@@ -37,6 +37,9 @@ from audit_pipeline.targets import (
     run_suite,
 )
 from audit_pipeline_tests.targets.chat_server import ChatServer, ReceivedRequest, ServerReply
+from benchmarks.synthetic import synthetic_suite
+
+QUESTION = "Soak question {index}: how are backups encrypted?"
 
 SERVER_ERRORS = (500, 502, 503, 504)
 
@@ -95,18 +98,6 @@ def answer_for(message: str) -> str:
     return f"answer to: {message}"
 
 
-def synthetic_suite(size: int) -> PromptSuite:
-    prompts = tuple(
-        SuitePrompt(
-            id=f"SOAK-{index:05d}",
-            category=f"category-{index % 8}",
-            turns=(SuiteTurn(prompt=f"Soak question {index}: how are backups encrypted?"),),
-        )
-        for index in range(size)
-    )
-    return PromptSuite(name="soak", prompts=prompts)
-
-
 def tally(suite: PromptSuite, records: list[ResponseRecord]) -> dict[str, int]:
     """Count outcomes against the suite, not against the rows: a row the runner never produced
     or produced twice would be invisible if only the rows were counted."""
@@ -144,7 +135,7 @@ def soak(
     timeout_rate: float,
 ) -> dict[str, Any]:
     plan = FaultPlan(seed, error_rate, timeout_rate, timeout_s)
-    suite = synthetic_suite(prompts)
+    suite = synthetic_suite(prompts, "soak", "SOAK", QUESTION)
     with FaultyServer(plan) as faulty:
         config = parse_target_config(
             "soak",

@@ -16,23 +16,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.suites import PromptSuite, SuitePrompt, SuiteTurn
+from audit_pipeline.suites import PromptSuite
 from audit_pipeline.targets import build_target, close_target, parse_target_config, run_suite
 from audit_pipeline_tests.targets.chat_server import ChatServer, ReceivedRequest, ServerReply
+from benchmarks.synthetic import synthetic_suite
 
+QUESTION = "Synthetic security question number {index}?"
 CONCURRENCY_LEVELS = (1, 4, 16)
-
-
-def synthetic_suite(size: int) -> PromptSuite:
-    prompts = tuple(
-        SuitePrompt(
-            id=f"BENCH-{index:04d}",
-            category=f"category-{index % 8}",
-            turns=(SuiteTurn(prompt=f"Synthetic security question number {index}?"),),
-        )
-        for index in range(size)
-    )
-    return PromptSuite(name="benchmark", prompts=prompts)
 
 
 def measure(suite: PromptSuite, url: str, concurrency: int, latency_s: float) -> dict[str, Any]:
@@ -77,11 +67,16 @@ def main(argv: list[str] | None = None) -> None:
     def respond(request: ReceivedRequest) -> ServerReply:
         return ServerReply(body={"answer": f"echo: {request.json()['message']}"}, delay_s=latency_s)
 
-    suite = synthetic_suite(args.prompts)
+    suite = synthetic_suite(args.prompts, "benchmark", "BENCH", QUESTION)
     server = ChatServer(respond).start()
     try:
         url = f"{server.url}/api/chat"
-        measure(synthetic_suite(8), url, 4, latency_s)  # warm-up: imports, first connections
+        measure(
+            synthetic_suite(8, "benchmark", "BENCH", QUESTION),
+            url,
+            4,
+            latency_s,
+        )  # warm-up: imports, first connections
         results = [measure(suite, url, level, latency_s) for level in CONCURRENCY_LEVELS]
     finally:
         server.stop()

@@ -22,7 +22,7 @@ from audit_pipeline.defs.resources import AuditSettingsResource, WarehouseResour
 from audit_pipeline.defs.suite_assets import SelectedSuite
 from audit_pipeline.observability.metrics import audit_registry, render, write_metrics
 from audit_pipeline.reports.markdown import markdown_table
-from audit_pipeline.reports.write import ReportPaths, write_report
+from audit_pipeline.reports.write import ReportPaths, write_outcome_report
 from audit_pipeline.scoring.gates import evaluate_gates
 from audit_pipeline.scoring.outcome import AuditOutcome, build_outcome
 from audit_pipeline.scoring.risk import HALLUCINATED, score_audit
@@ -191,13 +191,7 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
         settings: AuditSettingsResource, warehouse: WarehouseResource, risk_scores: AuditOutcome
     ) -> Output[ReportPaths]:
         config = settings.load()
-        paths = write_report(
-            warehouse.get(),
-            risk_scores.audit_id,
-            config.reports_dir,
-            summary={**risk_scores.summary, "by_category": risk_scores.by_category},
-            thresholds=(config.scoring.deploy_max_risk, config.scoring.warn_max_risk),
-        )
+        paths = write_outcome_report(warehouse.get(), risk_scores, config)
         return Output(
             paths,
             metadata={

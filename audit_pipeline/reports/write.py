@@ -15,13 +15,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audit_pipeline.reports.data import load_report_data
 from audit_pipeline.reports.html import render_html
 from audit_pipeline.reports.markdown_report import render_markdown
 from audit_pipeline.reports.summary import DEFAULT_THRESHOLDS, Thresholds
 from audit_pipeline.warehouse.store import Warehouse
+
+if TYPE_CHECKING:
+    from audit_pipeline.config import AuditConfig
+    from audit_pipeline.scoring.outcome import AuditOutcome
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -56,6 +60,23 @@ def write_report(
     write_atomic(paths.html, html)
     write_atomic(paths.markdown, markdown)
     return paths
+
+
+def write_outcome_report(
+    warehouse: Warehouse, outcome: AuditOutcome, config: AuditConfig
+) -> ReportPaths:
+    """The report of a scored audit, with the engine's summary and the configured thresholds.
+
+    The one place the asset and ``audit-pipeline report`` both go through, so a report
+    rewritten from the CLI shows the same figures and zones as the one the audit wrote.
+    """
+    return write_report(
+        warehouse,
+        outcome.audit_id,
+        config.reports_dir,
+        summary={**outcome.summary, "by_category": outcome.by_category},
+        thresholds=(config.scoring.deploy_max_risk, config.scoring.warn_max_risk),
+    )
 
 
 def report_dir_name(audit_id: str) -> str:

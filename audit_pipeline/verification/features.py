@@ -201,12 +201,13 @@ def _framing_features(
     time words ("last week", "Friday") that no evidence sentence uses."""
     words = surface_words(claim)
     best_words = best.words if best is not None else frozenset()
-    evidence_words: set[str] = set().union(*(s.words for s in sentences))
+    # Most claims have no time word: look into the evidence only for those that do.
+    unseen = [w for w in words & TEMPORAL_WORDS if not any(w in s.words for s in sentences)]
     return {
         "attribution_unseen": float(
             bool(words & ATTRIBUTION_WORDS) and not (best_words & ATTRIBUTION_WORDS)
         ),
-        "temporal_unseen": float(len((words & TEMPORAL_WORDS) - evidence_words)),
+        "temporal_unseen": float(len(unseen)),
     }
 
 
