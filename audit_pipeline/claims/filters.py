@@ -1,4 +1,4 @@
-"""What is not a claim: pleasantries, questions, refusals, lead-ins, headings, citation markers.
+"""What is not a claim: pleasantries, questions, refusals, deflections, lead-ins, headings, cites.
 
 Verifying "Hello! Happy to help." or "I don't have that information." against the vault would
 only produce false "unsupported" verdicts, and a correct refusal is the behaviour we want from a
@@ -66,6 +66,58 @@ _FALLBACK = re.compile(
     re.IGNORECASE,
 )
 _LEAD_IN_END = re.compile(r":\s*[*_`]*\s*$")
+# The bot declining, deflecting to a person, stalling or talking about itself. Each pattern has
+# to cover the whole sentence (a short tail of plain words, no comma), so "I can't share that,
+# but the office opens at 9" is left to the clause splitter, and is only tried on a sentence
+# without a concrete detail (``_CONCRETE``): "Contact support within 30 days" is a rule.
+_TAIL = r"(?:\s+[^\s,;:]+){0,12}\s*[.!…]*$"
+_I_WONT = (
+    r"i\s*(?:'m|am)?\s*(?:do not|don't|cannot|can't|can not|won't|will not|unable to"
+    r"|not able to|not allowed to|not permitted to|not authori[sz]ed to|must not|may not"
+    r"|should not|shouldn't)\b"
+)
+_NOT_A_CLAIM = re.compile(
+    "|".join(
+        (
+            # "I can't share that.", "Sorry, I won't provide credentials."
+            r"^(?:(?:i'm |i am )?(?:sorry|unfortunately|apologies),?\s+(?:but\s+)?)?"
+            + _I_WONT
+            + r"\s+(?:be able to\s+)?(?:share|disclose|provide|give|help|assist|discuss|reveal"
+            r"|comment|answer|offer|release|send|go into|talk about|access|look up|retrieve"
+            r"|do)\b" + _TAIL,
+            # "Please contact your account manager for details.", "You can reach our support
+            # team at the help desk." -- addressed to the user; "Customers must contact ..." is
+            # a rule and stays.
+            r"^(?:please\s+|kindly\s+)?(?:you\s+(?:can|could|may|might|should|will need to"
+            r"|need to)\s+(?:also\s+)?|i\s+(?:would\s+|'d\s+)?(?:recommend|suggest)\s+"
+            r"(?:that\s+)?(?:you\s+)?|feel free to\s+)?(?:(?:contact|reach)(?:ing)?"
+            r"(?:\s+out\s+to)?|get(?:ting)? in touch with|speak(?:ing)? (?:to|with)"
+            r"|talk(?:ing)? to|consult(?:ing)?|check(?:ing)? with|call(?:ing)?|email(?:ing)?)\s+"
+            r"(?:(?:the|your|our|a|an)\s+)?(?:[\w'-]+\s+){0,2}?(?:support|help\s?desk"
+            r"|service\s?desk|customer\s+(?:service|care|success)|account\s+manager|manager"
+            r"|administrator|admin|representative|team|sales|agent|specialist|provider"
+            r"|department|us|them)(?:\s+(?:team|desk|department|staff|directly))?"
+            r"(?:\s+(?:for|about|regarding|at|via|through|by|if|with|on)\b[^.!?]*)?[.!]*$",
+            # "Let me check that for you."
+            r"^let me (?:check|look|see|find|verify|confirm|pull|get|search|dig)\b" + _TAIL,
+            # "That's outside what I can help with.", "That's not something I can do."
+            r"^(?:that|this|it|your (?:question|request))(?:'s| is| falls)\s+(?:outside|beyond"
+            r"|out of|not (?:something|within|part of|in))\b[^,;:]*\b(?:i|me|my)\b" + _TAIL,
+            # "As an AI, I don't have access to ...", "I'm just an AI language model."
+            r"^as an? (?:ai|artificial intelligence|(?:ai |large )?language model|(?:ai "
+            r"|virtual )?assistant|chatbot|bot)\b[^,]*,\s*(?:"
+            + _I_WONT
+            + r"|i (?:have no|lack)\b)",
+            r"^i\s*(?:'m|am)\s+(?:just\s+|only\s+|merely\s+)?an?\s+(?:ai|artificial"
+            r" intelligence|(?:ai |large )?language model|(?:ai |virtual )?assistant|chatbot)\b",
+            # "Here is a summary of the policy." (with a colon it is a lead-in already).
+            r"^here(?:'s| is| are)\s+(?:a |an |the )?(?:quick |short |brief )?(?:summary"
+            r"|overview|breakdown|rundown|list)\b" + _TAIL,
+        )
+    ),
+    re.IGNORECASE,
+)
+_CONCRETE = re.compile(r"\d|@|https?://|www\.", re.IGNORECASE)
 
 
 def normalise(text: str) -> str:
@@ -97,7 +149,7 @@ def is_non_factual(
     ``check_refusal=False`` skips the refusal patterns: a long sentence is tested for them
     clause by clause, so "X is Y, but no information is available about Z" keeps "X is Y".
     """
-    stripped = text.strip().strip("*_`>\"'“”").strip()
+    stripped = text.strip().strip("*_`>\"'“”").strip().replace("’", "'")  # noqa: RUF001
     if not re.search(r"[A-Za-z0-9]", stripped):
         return True
     if stripped.rstrip(")\"'”’").endswith("?"):  # noqa: RUF001
@@ -105,6 +157,8 @@ def is_non_factual(
     if _LEAD_IN_END.search(stripped):
         return True
     if _GREETING.match(stripped) or _PLEASANTRY.match(stripped):
+        return True
+    if _NOT_A_CLAIM.search(stripped) and not _CONCRETE.search(stripped):
         return True
     if check_refusal and _FALLBACK.search(stripped):
         return True
