@@ -184,6 +184,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print_outcome(outcome)
     print_worst_claims(load_worst(Warehouse(config.duckdb_path), outcome.audit_id))
     payload: dict[str, Any] = outcome.to_dict()
+    verdict_meta = dict(result.asset_counts).get("verdicts") or {}
+    payload["verifier"] = {
+        "name": verdict_meta.get("verifier"),
+        "quality": verdict_meta.get("verifier_quality"),
+    }
     decision, gates = outcome.decision, outcome.gates
     if args.repeat > 1:
         combined = combine_repeats(outcomes, args.min_fail or args.repeat)

@@ -95,6 +95,8 @@ def print_pipeline_counts(
     if "verdicts" in meta:
         v = meta["verdicts"]
         lines.append(f"claims     {v.get('claims')} checked by {v.get('verifier')}")
+        if v.get("verifier_quality"):
+            lines.append(f"verifier   {v.get('verifier_quality')}")
     if lines:
         print("", file=out)
         for line in lines:

@@ -169,6 +169,7 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
                 **{f"label_{name}": labels.get(name, 0) for name in (*_WORST, "supported")},
                 "label_unverifiable": labels.get("unverifiable", 0),
                 "verifier": f"{verifier.name} {verifier.version}",
+                "verifier_quality": getattr(verifier, "quality", "") or "not measured",
                 "decided_by_judge": sum(v.decided_by == "judge" for v in results),
                 "worst_claims": MetadataValue.md(
                     markdown_table(preview, ["prompt", "label", "p_supported", "claim"])

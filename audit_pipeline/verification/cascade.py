@@ -47,6 +47,7 @@ class CascadeVerifier:
         self.judge = judge
         self.band = (low, high)
         self.version = f"{local.name}:{local.version}+{judge.name}:{judge.version}"
+        self.quality = f"local part: {getattr(local, 'quality', '') or 'not measured'}"
 
     def verify(
         self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]

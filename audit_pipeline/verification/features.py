@@ -22,6 +22,7 @@ from audit_pipeline.claims.sentences import sentence_spans
 from audit_pipeline.embedding import Embedder
 from audit_pipeline.evidence.memo import MemoEmbedder
 from audit_pipeline.evidence.tokens import content_stems, content_words, raw_tokens, stem
+from audit_pipeline.verification.entailment import EntailmentModel
 from audit_pipeline.verification.fields import FieldCheck, boolean_fields, check_fields
 from audit_pipeline.verification.lexicon import is_descriptive, rarity
 from audit_pipeline.verification.signals import (
@@ -38,7 +39,9 @@ from audit_pipeline.verification.signals import (
     quantities,
     quantity_keys,
     surface_words,
+    unit_conflicts,
 )
+from audit_pipeline.verification.windows import claim_window, evidence_sentences
 
 FEATURE_NAMES: tuple[str, ...] = (
     "cos_max",
@@ -59,6 +62,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "num_unseen_far",
     "num_conflict",
     "num_elsewhere",
+    "num_unit_conflict",
     "ent_claim",
     "ent_unseen",
     "ent_elsewhere",
@@ -74,7 +78,11 @@ FEATURE_NAMES: tuple[str, ...] = (
     "no_evidence",
     "attribution_unseen",
     "temporal_unseen",
+    "nli_unsupported",
+    "nli_contradicted",
 )
+# The entailment model's two outputs, filled in by FeatureBuilder (see entailment.py).
+NLI_FEATURES = ("nli_unsupported", "nli_contradicted")
 
 
 @dataclass
@@ -243,8 +251,15 @@ def _coverage_features(view: _View) -> dict[str, float]:
     }
 
 
-def _quantity_features(view: _View) -> tuple[dict[str, float], list[Quantity], list[Quantity]]:
-    """Numbers, times and amounts: missing, merely close, or conflicting with aligned text."""
+def _quantity_features(
+    view: _View,
+) -> tuple[dict[str, float], list[Quantity], list[Quantity], list[str]]:
+    """Numbers, times and amounts: missing, merely close, or conflicting with aligned text.
+
+    A claim measurement that the aligned sentences state in the same unit with another value
+    ("36 months" against "24 months") is a clash: the evidence answers the question the claim
+    answers, differently.
+    """
     all_keys: set[tuple[str, float]] = set().union(*(s.quantity_keys for s in view.sentences))
     top_keys = view.best.quantity_keys | view.top2[-1].quantity_keys
     claim_quantities = quantities(view.claim)
@@ -253,14 +268,23 @@ def _quantity_features(view: _View) -> tuple[dict[str, float], list[Quantity], l
     conflicts = unseen if top_keys else []
     # Found in the evidence, but not where the claim aligns: a number moved to another fact.
     elsewhere = [q for q in claim_quantities if (q.keys & all_keys) and not (q.keys & top_keys)]
+    aligned = [
+        q for s in dict.fromkeys((view.best.text, view.top2[-1].text)) for q in quantities(s)
+    ]
+    clashes = [
+        f"{q.surface!r} where the evidence says {unit_conflicts(q, aligned)[0].surface!r}"
+        for q in unseen
+        if unit_conflicts(q, aligned)
+    ]
     features = {
         "num_claim": float(len(claim_quantities)),
         "num_unseen": float(len(unseen)),
         "num_unseen_far": float(sum(1 for q in unseen if not is_near(q, all_keys))),
         "num_conflict": float(len(conflicts)),
         "num_elsewhere": float(len(elsewhere)),
+        "num_unit_conflict": float(len(clashes)),
     }
-    return features, unseen, conflicts
+    return features, unseen, conflicts, clashes
 
 
 def _name_features(view: _View) -> tuple[dict[str, float], list[str]]:
@@ -361,7 +385,7 @@ def align_claim(
         "no_evidence": 0.0,
     }
     features.update(_coverage_features(view))
-    quantity_features, unseen_quantities, number_conflicts = _quantity_features(view)
+    quantity_features, unseen_quantities, number_conflicts, clashes = _quantity_features(view)
     features.update(quantity_features)
     name_features, unseen_names = _name_features(view)
     features.update(name_features)
@@ -377,6 +401,7 @@ def align_claim(
     notes = [
         f"states {text!r}, which the evidence leaves unknown" for text in fields.unknown_stated
     ]
+    notes.extend(f"measurement clash: {clash}" for clash in clashes)
     if negated_only:
         notes.append("asserts words the evidence only uses negated")
     return Alignment(
@@ -398,8 +423,9 @@ class FeatureBuilder:
     :class:`MemoEmbedder` to also reuse the vectors the evidence ranking computed.
     """
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, entailment: EntailmentModel | None = None) -> None:
         self.embedder = embedder if isinstance(embedder, MemoEmbedder) else MemoEmbedder(embedder)
+        self.entailment = entailment or EntailmentModel.shared()
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts))
@@ -431,4 +457,21 @@ class FeatureBuilder:
             sentence_vectors = vectors[offset : offset + len(sentences)]
             offset += len(sentences)
             out.append(align_claim(claims[i], claim_vectors[i], sentences, sentence_vectors))
+        self._add_entailment(claims, per_claim, out)
         return out
+
+    def _add_entailment(
+        self,
+        claims: Sequence[str],
+        per_claim: Sequence[Sequence[EvidenceSentence]],
+        alignments: Sequence[Alignment],
+    ) -> None:
+        """The cross-encoder's reading of each claim against its claim-focused window."""
+        windows = [
+            claim_window(claim, evidence_sentences([s.text for s in sentences]))
+            for claim, sentences in zip(claims, per_claim, strict=True)
+        ]
+        scores = self.entailment.score(list(zip(windows, claims, strict=True)))
+        for index, alignment in enumerate(alignments):
+            alignment.features["nli_unsupported"] = 1.0 - float(scores.entailed[index])
+            alignment.features["nli_contradicted"] = float(scores.contradicted[index])

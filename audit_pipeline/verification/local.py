@@ -24,6 +24,12 @@ from audit_pipeline.verification.scorer import LocalModel
 # the same thing as the claim; otherwise the claim is merely unsupported.
 ALIGNED_COSINE = 0.6
 ALIGNED_COVERAGE = 0.6
+# A measurement clash (same unit, other value) needs only a loose alignment.
+CLASH_COVERAGE = 0.4
+# The entailment model's reading decides on its own when it is confident: a claim it reads as
+# contradicted is contradicted, one it reads as clearly not entailed is at least unsupported.
+NLI_CONTRADICTED = 0.5
+NLI_NOT_ENTAILED = 0.9
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,7 @@ class LocalVerifier:
         self.model = model or LocalModel.load()
         self.version = self.model.version
         self._features = FeatureBuilder(self.embedder)
+        self.quality = self.model.quality()
 
     def align(
         self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]
@@ -99,6 +106,7 @@ class LocalVerifier:
         reported as weakly supported, unless a hard conflict (a contradicted claim) stands.
         """
         verdicts = self.decide(alignments)
+        hard = [_nli_confident(a.features) for a in alignments]
         matrix = (
             np.stack([a.vector() for a in alignments])
             if alignments
@@ -108,7 +116,10 @@ class LocalVerifier:
         flagged = probability >= self.model.thresholds.response
         note = f" Response-level hallucination probability {probability:.2f}"
         if flagged:
-            verdicts = [self._within_flagged(v) for v in verdicts]
+            verdicts = [
+                v if is_hard else self._within_flagged(v)
+                for v, is_hard in zip(verdicts, hard, strict=True)
+            ]
             if verdicts and not any(v.label in HALLUCINATION_LABELS for v in verdicts):
                 riskiest = min(range(len(verdicts)), key=lambda i: verdicts[i].probability)
                 verdicts[riskiest] = replace(
@@ -124,9 +135,9 @@ class LocalVerifier:
                     label=Label.WEAKLY_SUPPORTED,
                     justification=v.justification + f"{note}: answer judged grounded overall.",
                 )
-                if v.label is Label.UNSUPPORTED
+                if v.label is Label.UNSUPPORTED and not is_hard
                 else v
-                for v in verdicts
+                for v, is_hard in zip(verdicts, hard, strict=True)
             ]
         hallucinated = any(v.label in HALLUCINATION_LABELS for v in verdicts)
         return ResponseAssessment(verdicts, probability, hallucinated)
@@ -148,11 +159,19 @@ class LocalVerifier:
         aligned = features["cos_max"] >= ALIGNED_COSINE or features["lex_best"] >= ALIGNED_COVERAGE
         if alignment.best_sentence is None:
             label = Label.UNSUPPORTED
-        elif (alignment.conflicts and aligned) or features["field_flipped"] > 0:
+        elif (
+            (alignment.conflicts and aligned)
+            or features["field_flipped"] > 0
+            or (features["num_unit_conflict"] > 0 and features["lex_best"] >= CLASH_COVERAGE)
+            or _nli_contradicts(features)
+        ):
             # A yes/no field named by the claim is its own alignment: no similarity needed.
             label = Label.CONTRADICTED
             probability = min(probability, thresholds.unsupported)
-        elif probability < thresholds.unsupported:
+        elif (
+            probability < thresholds.unsupported or features["nli_unsupported"] >= NLI_NOT_ENTAILED
+        ):
+            probability = min(probability, thresholds.unsupported)
             label = Label.UNSUPPORTED
         elif probability < thresholds.weak:
             label = Label.WEAKLY_SUPPORTED
@@ -167,6 +186,18 @@ class LocalVerifier:
             verifier_version=self.version,
             decided_by="local",
         )
+
+
+def _nli_confident(features: dict[str, float]) -> bool:
+    """The entailment model is sure the claim is not entailed: no response-level softening."""
+    return features["nli_unsupported"] >= NLI_NOT_ENTAILED or _nli_contradicts(features)
+
+
+def _nli_contradicts(features: dict[str, float]) -> bool:
+    return (
+        features["nli_contradicted"] >= NLI_CONTRADICTED
+        and features["nli_unsupported"] >= 1 - NLI_CONTRADICTED
+    )
 
 
 def justify(alignment: Alignment) -> str:
@@ -185,6 +216,10 @@ def justify(alignment: Alignment) -> str:
         parts.append("numbers not in evidence: " + ", ".join(alignment.unseen_quantities))
     if alignment.unseen_names:
         parts.append("names not in evidence: " + ", ".join(alignment.unseen_names))
+    parts.append(
+        f"entailment model: entailed {1 - features['nli_unsupported']:.2f}, "
+        f"contradicted {features['nli_contradicted']:.2f}"
+    )
     if alignment.conflicts:
         parts.append("conflicts: " + "; ".join(alignment.conflicts))
     if alignment.notes:

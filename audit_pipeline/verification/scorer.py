@@ -79,6 +79,18 @@ class LocalModel:
         """Probability that a response (one feature row) contains a hallucination."""
         return float(self.response.probability(response_features)[0])
 
+    def quality(self) -> str:
+        """The measured figures from the manifest, in words, so a reader knows how far to
+        trust a verdict ("" when the model carries none)."""
+        measured = self.training.get("measured")
+        if not measured:
+            return ""
+        return (
+            f"F1 {measured['f1']:.2f}, balanced accuracy {measured['balanced_accuracy']:.2f} "
+            f"(trivial F1 {measured['trivial_f1']:.2f}) on {measured['dataset']}, "
+            f"measured {measured['date']}"
+        )
+
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1)
 

@@ -1,0 +1,119 @@
+"""The entailment cross-encoder: reads a claim against its evidence window and says whether
+the evidence entails it and whether it contradicts it.
+
+Word overlap cannot tell "reviews are performed" from "reviews are not performed", or 2 mm
+from 3 mm; a model that reads both texts together can. The weights ship inside the package
+(``entailment/``, fp16, trained by ``python -m benchmarks.train_entailment``; see its
+``manifest.json``), so nothing downloads at run time. Inference runs on CPU in fp32.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DEFAULT_DIR = Path(__file__).with_name("entailment")
+MAX_LENGTH = 256
+_CACHE_SIZE = 50_000
+
+
+@dataclass(frozen=True)
+class EntailmentScores:
+    """Per pair: probability that the evidence entails the claim, and that it contradicts it."""
+
+    entailed: np.ndarray
+    contradicted: np.ndarray
+
+
+class EntailmentModel:
+    """Scores (evidence window, claim) pairs in length-sorted batches, memoising results.
+
+    The same claim is often checked against the same window again (a re-verification after a
+    vault change that did not touch its evidence, a repeated answer), so scores are kept in a
+    bounded LRU keyed by the exact texts.
+    """
+
+    def __init__(self, path: Path | str = DEFAULT_DIR, batch_size: int = 32) -> None:
+        import torch
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        path = Path(path)
+        if not (path / "model.safetensors").is_file():
+            raise FileNotFoundError(
+                f"entailment model weights not found in {path}; "
+                "reinstall the package or run `python -m benchmarks.train_entailment`"
+            )
+        hf_logging.set_verbosity_error()
+        hf_logging.disable_progress_bar()
+        self._torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.model = AutoModelForSequenceClassification.from_pretrained(
+            path, dtype=torch.float32
+        ).eval()
+        self.batch_size = batch_size
+        self.manifest: dict[str, Any] = json.loads((path / "manifest.json").read_text())
+        self.name = str(self.manifest.get("name", path.name))
+        self._cache: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def shared(cls) -> EntailmentModel:
+        """One loaded model per process (it is read-only and thread-safe for inference)."""
+        return _shared_model()
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> EntailmentScores:
+        """``pairs`` are (evidence window, claim); an empty window scores as not entailed."""
+        results: list[tuple[float, float] | None] = [None] * len(pairs)
+        todo: list[int] = []
+        with self._lock:
+            for index, pair in enumerate(pairs):
+                if not pair[0].strip():
+                    results[index] = (0.0, 0.0)
+                elif pair in self._cache:
+                    self._cache.move_to_end(pair)
+                    results[index] = self._cache[pair]
+                else:
+                    todo.append(index)
+        todo.sort(key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start : start + self.batch_size]
+            scored = self._forward([pairs[i] for i in batch])
+            with self._lock:
+                for index, value in zip(batch, scored, strict=True):
+                    results[index] = value
+                    self._cache[pairs[index]] = value
+                while len(self._cache) > _CACHE_SIZE:
+                    self._cache.popitem(last=False)
+        done = [r if r is not None else (0.0, 0.0) for r in results]
+        return EntailmentScores(
+            entailed=np.array([r[0] for r in done], dtype=np.float64),
+            contradicted=np.array([r[1] for r in done], dtype=np.float64),
+        )
+
+    def _forward(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[float, float]]:
+        torch = self._torch
+        encoded = self.tokenizer(
+            [window for window, _ in pairs],
+            [claim for _, claim in pairs],
+            truncation="longest_first",
+            max_length=MAX_LENGTH,
+            padding=True,
+            return_tensors="pt",
+        )
+        with torch.inference_mode():
+            probabilities = torch.sigmoid(self.model(**encoded).logits).numpy()
+        return [(float(row[0]), float(row[1])) for row in probabilities]
+
+
+@lru_cache(maxsize=1)
+def _shared_model() -> EntailmentModel:
+    return EntailmentModel()

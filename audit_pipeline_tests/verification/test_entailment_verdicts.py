@@ -1,0 +1,95 @@
+"""The local verifier reads: minimal edits flip the verdict, faithful rewrites keep it.
+
+These are the cases a reviewer tries first (issue 11): a changed number next to a section
+number that contains the old one, an inserted "not", a swapped city, a changed duration, and
+a faithful paraphrase. They run through the shipped model, offline.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from audit_pipeline.claims import SentenceClaimExtractor
+from audit_pipeline.claims.model import make_claim
+from audit_pipeline.verification import LocalVerifier
+from audit_pipeline.verification.model import EvidencePassage, Label, Verdict
+
+FLAGGED = {Label.UNSUPPORTED, Label.CONTRADICTED}
+
+
+def _passage(text: str) -> EvidencePassage:
+    return EvidencePassage(
+        chunk_id="doc.md#0",
+        text=text,
+        document="doc.md",
+        section="",
+        vector_score=0.8,
+        bm25_score=1.0,
+        fused_score=0.5,
+        source="vault",
+    )
+
+
+def _verify(verifier: LocalVerifier, claim: str, evidence: str) -> Verdict:
+    claims = [make_claim(claim, 0, len(claim), "sentence")]
+    return verifier.verify(claims, [[_passage(evidence)]])[0]
+
+
+def _assess(verifier: LocalVerifier, claim: str, evidence: str) -> Verdict:
+    """The answer-level path the pipeline uses (one-claim answer)."""
+    claims = [make_claim(claim, 0, len(claim), "sentence")]
+    return verifier.assess(claims, [[_passage(evidence)]]).verdicts[0]
+
+
+BRAKES = (
+    "### Para 9-2 Brake pads — Inspect the pads at every service. Replace the brake pads when "
+    "the friction material is thinner than 3 mm."
+)
+REVIEWS = "Access reviews are performed quarterly by the security team."
+FOUNDED = "The company was founded in Berlin in 2010. It employs 300 people."
+WARRANTY = (
+    "The pump is covered for 24 months or 2,000 operating hours, whichever comes first. "
+    "Wear parts are excluded."
+)
+
+EDITED = [
+    ("Replace the brake pads when the friction material is thinner than 2 mm.", BRAKES),
+    ("Access reviews are not performed.", REVIEWS),
+    ("The company was founded in Paris.", FOUNDED),
+    ("The warranty covers 36 months.", WARRANTY),
+]
+FAITHFUL = [
+    ("Brake pads are replaced once the friction material is under 3 mm thick.", BRAKES),
+    ("The security team performs access reviews every quarter.", REVIEWS),
+    ("The company was founded in Berlin.", FOUNDED),
+    ("The pump is covered for 24 months.", WARRANTY),
+]
+
+
+@pytest.mark.parametrize(("claim", "evidence"), EDITED)
+def test_minimal_edits_are_flagged(local_verifier: LocalVerifier, claim: str, evidence: str):
+    verdict = _verify(local_verifier, claim, evidence)
+    assert verdict.label in FLAGGED, verdict.justification
+    assert _assess(local_verifier, claim, evidence).label in FLAGGED
+
+
+@pytest.mark.parametrize(("claim", "evidence"), FAITHFUL)
+def test_faithful_rewrites_are_supported(
+    local_verifier: LocalVerifier, claim: str, evidence: str
+):
+    verdict = _verify(local_verifier, claim, evidence)
+    assert verdict.label in {Label.SUPPORTED, Label.WEAKLY_SUPPORTED}, verdict.justification
+
+
+def test_changed_duration_is_contradicted(local_verifier: LocalVerifier):
+    verdict = _verify(local_verifier, "The warranty covers 36 months.", WARRANTY)
+    assert verdict.label is Label.CONTRADICTED, verdict.justification
+
+
+def test_justification_reports_the_entailment_reading(local_verifier: LocalVerifier):
+    verdict = _verify(local_verifier, "Access reviews are not performed.", REVIEWS)
+    assert "entailment model: entailed" in verdict.justification
+
+
+def test_a_refusal_is_not_a_claim():
+    assert SentenceClaimExtractor().extract("I can't share that.") == []
