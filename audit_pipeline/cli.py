@@ -136,6 +136,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, run_audit
     from audit_pipeline.observability.logs import add_json_file_handler
     from audit_pipeline.warehouse.audit_tables import unfinished_audit
+    from audit_pipeline.warehouse.detection_tables import judge_usage
     from audit_pipeline.warehouse.store import Warehouse
 
     config_path, config = _load(args)
@@ -189,6 +190,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "name": verdict_meta.get("verifier"),
         "quality": verdict_meta.get("verifier_quality"),
     }
+    # From the audit row rather than run metadata: a resumed run may not re-run verdicts.
+    payload["judge"] = judge_usage(Warehouse(config.duckdb_path), outcome.audit_id)
     decision, gates = outcome.decision, outcome.gates
     if args.repeat > 1:
         combined = combine_repeats(outcomes, args.min_fail or args.repeat)

@@ -97,10 +97,25 @@ def print_pipeline_counts(
         lines.append(f"claims     {v.get('claims')} checked by {v.get('verifier')}")
         if v.get("verifier_quality"):
             lines.append(f"verifier   {v.get('verifier_quality')}")
+        if v.get("judge_calls"):
+            lines.append(f"judge      {judge_line(v)}")
     if lines:
         print("", file=out)
         for line in lines:
             print(line, file=out)
+
+
+def judge_line(meta: Mapping[str, Any]) -> str:
+    """``12 calls, 5400 + 900 tokens, $0.0012`` (``n/a`` where a figure was not reported)."""
+
+    def known(value: Any, fmt: str) -> str:
+        return "n/a" if value is None else format(value, fmt)
+
+    return (
+        f"{meta.get('judge_calls')} calls, {known(meta.get('judge_prompt_tokens'), 'd')} + "
+        f"{known(meta.get('judge_completion_tokens'), 'd')} tokens, "
+        f"${known(meta.get('judge_cost_usd'), '.4f')}"
+    )
 
 
 def print_gates(gates: Iterable[GateResult], out: TextIO = sys.stdout) -> None:

@@ -19,6 +19,7 @@ from audit_pipeline.detection.factory import build_extractor, build_verifier
 from audit_pipeline.detection.stages import extract_claims, gather_evidence, verify_claims
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.targets.config import VaultBotTargetConfig
+from audit_pipeline.verification.model import LLMUsage
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_responses
 from audit_pipeline.warehouse.detection_tables import (
     answered_turns,
@@ -146,6 +147,7 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
         verifier = build_verifier(config.detection, index.embedder.get(), judge_key.api_key)
         results = verify_claims(stored, passages, verifier)
         write_verdicts(store, evidence.audit_id, stored, results)
+        spent = sum((v.usage for v in results), LLMUsage())
         labels = Counter(str(v.label) for v in results)
         context.log.info(f"verdicts: {dict(labels)}")
         worst = sorted(
@@ -171,6 +173,10 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
                 "verifier": f"{verifier.name} {verifier.version}",
                 "verifier_quality": getattr(verifier, "quality", "") or "not measured",
                 "decided_by_judge": sum(v.decided_by == "judge" for v in results),
+                "judge_calls": spent.calls,
+                "judge_prompt_tokens": spent.prompt_tokens,
+                "judge_completion_tokens": spent.completion_tokens,
+                "judge_cost_usd": spent.cost_usd,
                 "worst_claims": MetadataValue.md(
                     markdown_table(preview, ["prompt", "label", "p_supported", "claim"])
                 ),

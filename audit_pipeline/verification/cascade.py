@@ -32,7 +32,9 @@ class CascadeVerifier:
 
     ``band`` is inclusive on both ends; by default it is :func:`default_band` of ``local``.
     When the judge cannot decide (``unverifiable`` from a failed call), the local verdict
-    stands and its justification says the judge failed.
+    stands and its justification says the judge failed. Judged claims carry the judge's
+    tokens and cost either way, local-only ones carry none: the sum over an audit is what the
+    cascade spent, and its judge calls against the claim count are what it saved.
     """
 
     name = "cascade"
@@ -63,10 +65,11 @@ class CascadeVerifier:
         judged = self.judge.verify([claims[i] for i in uncertain], [evidence[i] for i in uncertain])
         for i, verdict in zip(uncertain, judged, strict=True):
             if verdict.label is Label.UNVERIFIABLE:
+                # The local verdict stands, but the judge calls were made and are charged to it.
                 verdicts[i] = replace(
                     verdicts[i],
                     justification=f"{verdicts[i].justification} Judge: {verdict.justification}",
-                )
+                ).with_usage(verdict.usage)
                 continue
             verdicts[i] = replace(
                 verdict, verifier=self.name, verifier_version=self.version, decided_by="judge"

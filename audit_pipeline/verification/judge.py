@@ -16,14 +16,14 @@ from typing import Any
 from audit_pipeline.claims.model import Claim
 from audit_pipeline.verification.llm_io import (
     LLMOutputError,
-    complete,
+    complete_with_usage,
     fence,
     fence_rules,
     new_fence_tag,
     parse_json_object,
     repair_messages,
 )
-from audit_pipeline.verification.model import EvidencePassage, Label, Verdict
+from audit_pipeline.verification.model import EvidencePassage, Label, LLMUsage, Verdict
 
 JUDGE_VERSION = "judge-prompt-1"
 SCHEMA_HINT = (
@@ -117,16 +117,37 @@ class LLMJudgeVerifier:
             return list(pool.map(self.verify_one, claims, evidence))
 
     def verify_one(self, claim: Claim, passages: Sequence[EvidencePassage]) -> Verdict:
+        """The verdict, charged with every call made for it (a repair is a second call)."""
+        spent: list[LLMUsage] = []
+        verdict = self._decide(claim, passages, spent)
+        return verdict.with_usage(sum(spent, LLMUsage()))
+
+    def _ask(self, messages: list[dict[str, str]], spent: list[LLMUsage]) -> str:
+        """One call, recorded in ``spent`` even when it raises.
+
+        A call that raised returned no usage to read; providers bill completed responses
+        only, so it counts as a call that spent nothing.
+        """
+        try:
+            reply, usage = complete_with_usage(self.model, messages, **self.litellm_params)
+        except Exception:
+            spent.append(LLMUsage(calls=1))
+            raise
+        spent.append(usage)
+        return reply
+
+    def _decide(
+        self, claim: Claim, passages: Sequence[EvidencePassage], spent: list[LLMUsage]
+    ) -> Verdict:
         messages = judge_messages(claim.text, passages)
         known = [p.chunk_id for p in passages]
         try:
-            reply = complete(self.model, messages, **self.litellm_params)
+            reply = self._ask(messages, spent)
             try:
                 parsed = parse_verdict(reply, known)
             except LLMOutputError as error:
                 retry = repair_messages(messages, reply, str(error), SCHEMA_HINT)
-                reply = complete(self.model, retry, **self.litellm_params)
-                parsed = parse_verdict(reply, known)
+                parsed = parse_verdict(self._ask(retry, spent), known)
         except LLMOutputError as error:
             return self._unverifiable(f"judge reply invalid after one repair: {error}")
         except Exception as error:  # provider, network, rate limit: record, do not abort

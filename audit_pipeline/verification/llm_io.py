@@ -15,6 +15,8 @@ import re
 import secrets
 from typing import Any
 
+from audit_pipeline.verification.model import LLMUsage
+
 _JSON_BLOCK = re.compile(r"\{.*\}", re.DOTALL)
 _CODE_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
@@ -59,6 +61,13 @@ def parse_json_object(text: str) -> dict[str, Any]:
 
 def complete(model: str, messages: list[dict[str, str]], **litellm_params: Any) -> str:
     """One chat completion; returns the reply text ('' when the provider returned none)."""
+    return complete_with_usage(model, messages, **litellm_params)[0]
+
+
+def complete_with_usage(
+    model: str, messages: list[dict[str, str]], **litellm_params: Any
+) -> tuple[str, LLMUsage]:
+    """One chat completion: the reply text and what the call spent (see :func:`usage_of`)."""
     # Imported here: litellm takes seconds to import, and most audits never call an LLM. The
     # environment switch keeps the import from fetching a price list over the network.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -67,7 +76,32 @@ def complete(model: str, messages: list[dict[str, str]], **litellm_params: Any) 
     params = {"temperature": 0, **litellm_params}
     response = litellm.completion(model=model, messages=messages, **params)
     content = response.choices[0].message.content  # type: ignore[union-attr]
-    return content or ""
+    return content or "", usage_of(response)
+
+
+def usage_of(response: Any) -> LLMUsage:
+    """Tokens from the response's ``usage`` block and litellm's price for them.
+
+    ``litellm.completion_cost`` raises for a model missing from its price list (a self-hosted
+    or fine-tuned one): that call's cost is unknown (``None``), not free.
+    """
+    import litellm
+
+    usage = getattr(response, "usage", None)
+    try:
+        cost: float | None = float(litellm.completion_cost(completion_response=response))
+    except Exception:
+        cost = None
+    return LLMUsage(
+        calls=1,
+        prompt_tokens=_count(getattr(usage, "prompt_tokens", None)),
+        completion_tokens=_count(getattr(usage, "completion_tokens", None)),
+        cost_usd=cost,
+    )
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def repair_messages(

@@ -8,9 +8,9 @@ same decision later.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from audit_pipeline.claims.model import Claim
 
@@ -56,11 +56,44 @@ class EvidencePassage:
 
 
 @dataclass(frozen=True)
+class LLMUsage:
+    """What LLM calls spent: how many, their tokens and their price in US dollars.
+
+    A figure is ``None`` when any call it sums was not reported (litellm has no price for a
+    self-hosted model): a total that silently leaves calls out would look right and be wrong.
+    The default is "no call, nothing spent", which is exact for a verdict reached without an LLM.
+    """
+
+    calls: int = 0
+    prompt_tokens: int | None = 0
+    completion_tokens: int | None = 0
+    cost_usd: float | None = 0.0
+
+    def __add__(self, other: LLMUsage) -> LLMUsage:
+        return LLMUsage(
+            calls=self.calls + other.calls,
+            prompt_tokens=_add(self.prompt_tokens, other.prompt_tokens),
+            completion_tokens=_add(self.completion_tokens, other.completion_tokens),
+            cost_usd=_add(self.cost_usd, other.cost_usd),
+        )
+
+
+_N = TypeVar("_N", int, float)
+
+
+def _add(a: _N | None, b: _N | None) -> _N | None:
+    return None if a is None or b is None else a + b
+
+
+@dataclass(frozen=True)
 class Verdict:
     """The decision about one claim.
 
     ``probability`` is the probability that the claim is supported by (grounded in) the
     evidence, 0 to 1, whatever the label; ``decided_by`` is ``"local"`` or ``"judge"``.
+    The last four fields are what LLM-judge calls for this claim spent (repairs included, and
+    also when the judge failed and the local verdict stood), so an audit can show its judge
+    bill and what the cascade saved; see :class:`LLMUsage` for ``None``.
     """
 
     label: Label
@@ -70,6 +103,24 @@ class Verdict:
     verifier: str
     verifier_version: str
     decided_by: str
+    judge_calls: int = 0
+    prompt_tokens: int | None = 0
+    completion_tokens: int | None = 0
+    cost_usd: float | None = 0.0
+
+    @property
+    def usage(self) -> LLMUsage:
+        return LLMUsage(self.judge_calls, self.prompt_tokens, self.completion_tokens, self.cost_usd)
+
+    def with_usage(self, usage: LLMUsage) -> Verdict:
+        """This verdict charged with ``usage`` (replacing what it carried)."""
+        return replace(
+            self,
+            judge_calls=usage.calls,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cost_usd=usage.cost_usd,
+        )
 
 
 @runtime_checkable

@@ -17,7 +17,7 @@ import pandas as pd
 from audit_pipeline.assertions.outcome import AssertionRow
 from audit_pipeline.claims.model import Claim
 from audit_pipeline.detection.stages import AnsweredTurn, AuditClaim
-from audit_pipeline.verification.model import EvidencePassage, Verdict
+from audit_pipeline.verification.model import EvidencePassage, LLMUsage, Verdict
 from audit_pipeline.warehouse.store import Warehouse, or_none
 
 
@@ -132,6 +132,10 @@ def load_evidence(warehouse: Warehouse, audit_id: str) -> dict[str, list[Evidenc
 def write_verdicts(
     warehouse: Warehouse, audit_id: str, claims: Sequence[AuditClaim], verdicts: Sequence[Verdict]
 ) -> int:
+    """Verdict rows, and their judge usage summed onto the audit row, in one transaction.
+
+    A re-verified audit therefore shows the judge bill of its latest verdicts, never a mix.
+    """
     rows = [
         {
             "audit_id": audit_id,
@@ -145,10 +149,45 @@ def write_verdicts(
             "verifier": v.verifier,
             "verifier_version": v.verifier_version,
             "decided_by": v.decided_by,
+            "judge_calls": v.judge_calls,
+            "prompt_tokens": v.prompt_tokens,
+            "completion_tokens": v.completion_tokens,
+            "cost_usd": v.cost_usd,
         }
         for c, v in zip(claims, verdicts, strict=True)
     ]
-    return warehouse.replace("verdicts", rows, {"audit_id": audit_id})
+    total = sum((v.usage for v in verdicts), LLMUsage())
+    return warehouse.replace_many(
+        [("verdicts", rows, {"audit_id": audit_id})],
+        statements=[
+            (
+                "UPDATE audits SET judge_calls = ?, judge_prompt_tokens = ?, "
+                "judge_completion_tokens = ?, judge_cost_usd = ? WHERE audit_id = ?",
+                [
+                    total.calls,
+                    total.prompt_tokens,
+                    total.completion_tokens,
+                    total.cost_usd,
+                    audit_id,
+                ],
+            )
+        ],
+    )
+
+
+def judge_usage(warehouse: Warehouse, audit_id: str) -> dict[str, Any]:
+    """The audit's judge totals (``calls``, tokens, ``cost_usd``), as written with its verdicts.
+
+    All None for an audit whose verdicts are not written yet (or predate migration 6).
+    """
+    keys = ("calls", "prompt_tokens", "completion_tokens", "cost_usd")
+    with warehouse.connect(read_only=True) as con:  # fetchone keeps NULLs as None, ints as int
+        row = con.execute(
+            "SELECT judge_calls, judge_prompt_tokens, judge_completion_tokens, judge_cost_usd "
+            "FROM audits WHERE audit_id = ?",
+            [audit_id],
+        ).fetchone()
+    return dict(zip(keys, row or (None,) * len(keys), strict=True))
 
 
 def labels_by_turn(warehouse: Warehouse, audit_id: str) -> dict[tuple[str, int], list[str]]:

@@ -64,6 +64,27 @@ DOCUMENTATION: Mapping[str, str] = {
 }
 
 
+# Migration 6 (judge cost accounting); a separate mapping because migration 5 applies the one
+# above, and on a fresh warehouse these columns do not exist yet when it runs.
+JUDGE_USAGE_DOCUMENTATION: Mapping[str, str] = {
+    "COLUMN verdicts.judge_calls": "LLM-judge calls made for this claim (a repair is a second "
+    "call); 0 when decided locally. NULL on rows written before migration 6.",
+    "COLUMN verdicts.prompt_tokens": "Prompt tokens of those judge calls; NULL when a provider "
+    "did not report them.",
+    "COLUMN verdicts.completion_tokens": "Completion tokens of those judge calls; NULL when a "
+    "provider did not report them.",
+    "COLUMN verdicts.cost_usd": "Price of those judge calls in USD from litellm's price list; "
+    "NULL when litellm has no price for the model (self-hosted).",
+    "COLUMN audits.judge_calls": "Sum of verdicts.judge_calls: with the claim count, what the "
+    "cascade sent to the judge. NULL until verdicts are written.",
+    "COLUMN audits.judge_prompt_tokens": "Sum of verdicts.prompt_tokens; NULL when any is NULL.",
+    "COLUMN audits.judge_completion_tokens": "Sum of verdicts.completion_tokens; NULL when any "
+    "is NULL.",
+    "COLUMN audits.judge_cost_usd": "Sum of verdicts.cost_usd; NULL when any judge call could "
+    "not be priced (a partial sum would understate the bill).",
+}
+
+
 def comment_statements(documentation: Mapping[str, str]) -> Iterator[str]:
     for key, text in documentation.items():
         kind, name = key.split(" ", 1)

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from audit_pipeline.warehouse.documentation import DOCUMENTATION, comment_statements
+from audit_pipeline.warehouse.documentation import (
+    DOCUMENTATION,
+    JUDGE_USAGE_DOCUMENTATION,
+    comment_statements,
+)
 
 
 @dataclass(frozen=True)
@@ -313,6 +317,23 @@ MIGRATIONS: tuple[Migration, ...] = (
             )
             """,
             *comment_statements(DOCUMENTATION),
+        ),
+    ),
+    Migration(
+        6,
+        "LLM-judge tokens and cost per verdict, summed per audit",
+        (
+            # No defaults: rows written before this migration did not record their judge
+            # calls, and NULL says "unknown" where 0 would claim "nothing spent".
+            "ALTER TABLE verdicts ADD COLUMN judge_calls INTEGER",
+            "ALTER TABLE verdicts ADD COLUMN prompt_tokens BIGINT",
+            "ALTER TABLE verdicts ADD COLUMN completion_tokens BIGINT",
+            "ALTER TABLE verdicts ADD COLUMN cost_usd DOUBLE",
+            "ALTER TABLE audits ADD COLUMN judge_calls INTEGER",
+            "ALTER TABLE audits ADD COLUMN judge_prompt_tokens BIGINT",
+            "ALTER TABLE audits ADD COLUMN judge_completion_tokens BIGINT",
+            "ALTER TABLE audits ADD COLUMN judge_cost_usd DOUBLE",
+            *comment_statements(JUDGE_USAGE_DOCUMENTATION),
         ),
     ),
 )

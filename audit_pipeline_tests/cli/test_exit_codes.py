@@ -76,6 +76,13 @@ def test_passing_audit_exits_0_and_writes_the_json_summary(
     assert all(g["status"] == "pass" for g in summary["gates"])
     assert set(summary["by_category"]) == {"soc2", "gdpr"}
     assert set(summary["by_category"]["soc2"]) == {"passed", "failed", "risk"}
+    # The local verifier calls no judge: an exact zero bill, not an unknown one.
+    assert summary["judge"] == {
+        "calls": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cost_usd": 0.0,
+    }
     assert "DECISION: DEPLOY" in result.stdout
     assert re.search(r"vault\s+\d+ documents \(0 skipped\), \d+ chunks", result.stdout)
     assert re.search(r"responses\s+2 turns, 0 errors", result.stdout)
@@ -164,3 +171,27 @@ def test_missing_key_variable_is_named_before_any_call(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "AUDIT_TEST_MISSING_KEY" in result.stderr
     assert not (tmp_path / "warehouse" / "audit.duckdb").exists()
+
+
+def test_json_summary_shows_what_the_judge_spent(tmp_path: Path, sample_index_dir: Path) -> None:
+    """Through real litellm in the CLI's own process: its mock reply has a usage block and a
+    listed model, so calls, tokens and a price all reach the JSON summary."""
+    reply = json.dumps(
+        {
+            "label": "supported",
+            "probability": 0.9,
+            "justification": "ok",
+            "supporting_chunk_ids": [],
+        }
+    )
+    judge = {"model": "openai/gpt-4o-mini", "params": {"mock_response": reply}}
+    config = write_audit_config(
+        tmp_path, sample_index_dir, **LENIENT, detection={"verifier": "llm", "judge": judge}
+    )
+    out = tmp_path / "summary.json"
+    result = cli(config, "run", *_ids("SOC2-001"), "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    spent = json.loads(out.read_text())["judge"]
+    assert spent["calls"] > 0 and spent["prompt_tokens"] > 0 and spent["completion_tokens"] > 0
+    assert spent["cost_usd"] > 0
+    assert re.search(rf"judge\s+{spent['calls']} calls, \d+ \+ \d+ tokens, \$", result.stdout)

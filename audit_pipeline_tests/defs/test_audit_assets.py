@@ -83,8 +83,15 @@ def test_a_judge_returning_garbage_gives_unverifiable_and_the_audit_completes(
     assert result.success
     assert garbage.calls  # the judge was really asked, through litellm
     warehouse = Warehouse(load_config(config_path).duckdb_path)
-    verdicts = warehouse.query("SELECT label, decided_by, justification FROM verdicts")
+    verdicts = warehouse.query(
+        "SELECT label, decided_by, justification, judge_calls, prompt_tokens FROM verdicts"
+    )
     assert len(verdicts) > 0
+    # Every claim went to the judge: a reply and one repair each, both charged and summed.
+    assert (verdicts["judge_calls"] == 2).all()
+    audit_row = warehouse.query("SELECT judge_calls, judge_prompt_tokens FROM audits").iloc[0]
+    assert audit_row["judge_calls"] == len(garbage.calls) == 2 * len(verdicts)
+    assert audit_row["judge_prompt_tokens"] == verdicts["prompt_tokens"].sum() > 0
     if verifier == "llm":
         assert set(verdicts["label"]) == {"unverifiable"}
         audit = warehouse.query("SELECT status, decision, risk FROM audits").iloc[0]

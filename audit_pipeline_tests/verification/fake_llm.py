@@ -1,7 +1,9 @@
 """A scripted litellm provider, so LLM code paths run through real litellm offline.
 
 It is registered in ``litellm.custom_provider_map``; each call records the messages it was
-sent and answers with the next scripted reply (a string, or an exception to raise).
+sent and answers with the next scripted reply (a string, or an exception to raise). The reply
+says it came from ``model`` (which decides litellm's price: an unlisted one has none) and,
+with ``usage``, reports those (prompt, completion) tokens instead of litellm's mock figures.
 """
 
 from __future__ import annotations
@@ -20,10 +22,19 @@ Reply = str | BaseException | Callable[[list[dict[str, Any]]], str]
 
 
 class ScriptedLLM(CustomLLM):
-    def __init__(self, replies: list[Reply], repeat_last: bool = True) -> None:
+    def __init__(
+        self,
+        replies: list[Reply],
+        repeat_last: bool = True,
+        *,
+        model: str = "gpt-3.5-turbo",
+        usage: tuple[int, int] | None = None,
+    ) -> None:
         super().__init__()
         self.replies = list(replies)
         self.repeat_last = repeat_last
+        self.model = model
+        self.usage = usage
         self.calls: list[list[dict[str, Any]]] = []
 
     def completion(self, *args: Any, **kwargs: Any) -> litellm.ModelResponse:
@@ -38,11 +49,17 @@ class ScriptedLLM(CustomLLM):
         if isinstance(reply, BaseException):
             raise reply
         text = reply(messages) if callable(reply) else reply
-        return litellm.completion(
-            model="gpt-3.5-turbo",
+        response = litellm.completion(
+            model=self.model,
             messages=[{"role": "user", "content": "scripted"}],
             mock_response=text,
         )
+        if self.usage is not None:
+            prompt, completion = self.usage
+            response.usage = litellm.Usage(  # type: ignore[attr-defined]
+                prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+            )
+        return response
 
 
 @contextmanager
