@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from audit_pipeline.verification.windows import WINDOW_WORDS
+
 DEFAULT_DIR = Path(__file__).with_name("entailment")
-MAX_LENGTH = 256
 _CACHE_SIZE = 50_000
 
 
@@ -62,6 +63,9 @@ class EntailmentModel:
         self.batch_size = batch_size
         self.manifest: dict[str, Any] = json.loads((path / "manifest.json").read_text())
         self.name = str(self.manifest.get("name", path.name))
+        # Read windows as the model was trained on them.
+        self.max_length = int(self.manifest.get("max_length", 192))
+        self.window_words = int(self.manifest.get("window_words", WINDOW_WORDS))
         self._cache: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -105,7 +109,7 @@ class EntailmentModel:
             [window for window, _ in pairs],
             [claim for _, claim in pairs],
             truncation="longest_first",
-            max_length=MAX_LENGTH,
+            max_length=self.max_length,
             padding=True,
             return_tensors="pt",
         )

@@ -468,7 +468,11 @@ class FeatureBuilder:
     ) -> None:
         """The cross-encoder's reading of each claim against its claim-focused window."""
         windows = [
-            claim_window(claim, evidence_sentences([s.text for s in sentences]))
+            claim_window(
+                claim,
+                evidence_sentences([s.text for s in sentences]),
+                self.entailment.window_words,
+            )
             for claim, sentences in zip(claims, per_claim, strict=True)
         ]
         scores = self.entailment.score(list(zip(windows, claims, strict=True)))

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from audit_pipeline.claims.sentences import sentence_spans
 from audit_pipeline.evidence.tokens import content_stems
 
-# ~1.3 word pieces per word: 150 words leave room for the claim within 256 tokens.
-WINDOW_WORDS = 150
+# ~1.3 word pieces per word: 80 words leave room for the claim within 192 tokens. The model's
+# manifest records the budget it was trained with, and inference uses that one.
+WINDOW_WORDS = 80
 # A sentence longer than this is cut (tables flattened into one line, run-on passages).
 SENTENCE_WORDS = 80
 
