@@ -225,11 +225,24 @@ def report(
         [(c.start, c.end) for c, v in zip(cs, vs, strict=True) if v.label in HALLUCINATION_LABELS]
         for cs, vs in zip(claims, verdicts, strict=True)
     ]
+    # The same, pointing inside a flagged claim at the numbers and names the evidence lacks.
+    pointed = [
+        [
+            span
+            for c, v in zip(cs, vs, strict=True)
+            if v.label in HALLUCINATION_LABELS
+            for span in (
+                [(c.start + s, c.start + e) for s, e in v.error_spans] or [(c.start, c.end)]
+            )
+        ]
+        for cs, vs in zip(claims, verdicts, strict=True)
+    ]
     n_claims = sum(len(cs) for cs in claims)
     return {
         "response_level": overall,
         "by_task": by_task,
         "span_level": span_metrics(flagged_spans, [r.hallucinated_spans for r in records]),
+        "span_level_pointed": span_metrics(pointed, [r.hallucinated_spans for r in records]),
         "throughput": {
             "responses_per_s": len(records) / seconds if seconds else 0.0,
             "claims_per_s": n_claims / seconds if seconds else 0.0,
@@ -337,6 +350,8 @@ def _print(result: dict[str, Any], title: str) -> None:
         )
     s = result["span_level"]
     print(f"span level      P {s['precision']:.3f}  R {s['recall']:.3f}  F1 {s['f1']:.3f}")
+    s = result["span_level_pointed"]
+    print(f"  sub-spans     P {s['precision']:.3f}  R {s['recall']:.3f}  F1 {s['f1']:.3f}")
     t = result["throughput"]
     print(
         f"throughput      {t['responses_per_s']:.2f} responses/s, {t['claims_per_s']:.1f} claims/s"

@@ -109,6 +109,7 @@ class Alignment:
     unseen_names: tuple[str, ...] = ()
     conflicts: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    claim: str = ""
 
     def vector(self) -> np.ndarray:
         return np.array([self.features[name] for name in FEATURE_NAMES], dtype=np.float64)
@@ -354,7 +355,7 @@ def align_claim(
     stems = content_stems(claim)
     unique = list(dict.fromkeys(stems))
     if not sentences:
-        return Alignment(_no_evidence_features(claim, unique), None, ())
+        return Alignment(_no_evidence_features(claim, unique), None, (), claim=claim)
 
     # Alignment: embedding similarity plus the share of the claim's words each sentence has.
     cosine = sentence_vectors @ claim_vector
@@ -412,6 +413,7 @@ def align_claim(
         unseen_names=tuple(unseen_names),
         conflicts=tuple(conflicts),
         notes=tuple(notes),
+        claim=claim,
     )
 
 

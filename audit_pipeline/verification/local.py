@@ -185,7 +185,18 @@ class LocalVerifier:
             verifier=self.name,
             verifier_version=self.version,
             decided_by="local",
+            error_spans=error_spans(alignment),
         )
+
+
+def error_spans(alignment: Alignment) -> tuple[tuple[int, int], ...]:
+    """Where in the claim the numbers and names the evidence lacks are (claim-relative)."""
+    spans = set()
+    for text in (*alignment.unseen_quantities, *alignment.unseen_names):
+        start = alignment.claim.find(text)
+        if text and start >= 0:
+            spans.add((start, start + len(text)))
+    return tuple(sorted(spans))
 
 
 def _nli_confident(features: dict[str, float]) -> bool:

@@ -107,6 +107,9 @@ class Verdict:
     prompt_tokens: int | None = 0
     completion_tokens: int | None = 0
     cost_usd: float | None = 0.0
+    # Inside a flagged claim, the claim-relative character spans that the evidence does not
+    # back (a changed number, an unknown name), so a reviewer sees what is wrong at a glance.
+    error_spans: tuple[tuple[int, int], ...] = ()
 
     @property
     def usage(self) -> LLMUsage:

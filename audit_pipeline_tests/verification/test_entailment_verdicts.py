@@ -74,9 +74,7 @@ def test_minimal_edits_are_flagged(local_verifier: LocalVerifier, claim: str, ev
 
 
 @pytest.mark.parametrize(("claim", "evidence"), FAITHFUL)
-def test_faithful_rewrites_are_supported(
-    local_verifier: LocalVerifier, claim: str, evidence: str
-):
+def test_faithful_rewrites_are_supported(local_verifier: LocalVerifier, claim: str, evidence: str):
     verdict = _verify(local_verifier, claim, evidence)
     assert verdict.label in {Label.SUPPORTED, Label.WEAKLY_SUPPORTED}, verdict.justification
 
@@ -93,3 +91,13 @@ def test_justification_reports_the_entailment_reading(local_verifier: LocalVerif
 
 def test_a_refusal_is_not_a_claim():
     assert SentenceClaimExtractor().extract("I can't share that.") == []
+
+
+def test_flagged_claim_points_at_the_changed_number(local_verifier: LocalVerifier):
+    claim = "The warranty covers 36 months."
+    verdict = _verify(local_verifier, claim, WARRANTY)
+    assert [claim[s:e] for s, e in verdict.error_spans] == ["36 months"]
+
+
+def test_supported_claim_points_at_nothing(local_verifier: LocalVerifier):
+    assert _verify(local_verifier, "The pump is covered for 24 months.", WARRANTY).error_spans == ()
