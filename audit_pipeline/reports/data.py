@@ -68,7 +68,11 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Claim:
-    """A claim with its verdict (``label`` is None until the verifier has run)."""
+    """A claim with its verdict (``label`` is None until the verifier has run).
+
+    ``error_spans`` are ``[start, end)`` ranges of ``text`` (not of the response) that the
+    evidence does not back; the renderers clip them, so they may be anything the verifier said.
+    """
 
     claim_id: str
     text: str
@@ -82,6 +86,7 @@ class Claim:
     verifier: str | None
     decided_by: str | None
     evidence: tuple[Evidence, ...]
+    error_spans: tuple[tuple[int, int], ...] = ()
 
     @property
     def is_hallucination(self) -> bool:
@@ -251,7 +256,7 @@ def load_report_data(
         claims = _rows(
             con,
             "SELECT c.*, v.label, v.probability, v.justification, v.supporting_chunk_ids,"
-            " v.verifier, v.decided_by FROM claims c LEFT JOIN verdicts v"
+            " v.verifier, v.decided_by, v.error_spans FROM claims c LEFT JOIN verdicts v"
             " ON v.audit_id = c.audit_id AND v.claim_id = c.claim_id"
             " WHERE c.audit_id = ? ORDER BY c.prompt_id, c.turn, c.start_char, c.claim_id",
             [audit_id],
@@ -459,6 +464,7 @@ def _claim(row: Mapping[str, Any], evidence: Sequence[Evidence]) -> Claim:
         verifier=row.get("verifier"),
         decided_by=row.get("decided_by"),
         evidence=tuple(evidence),
+        error_spans=_spans(row.get("error_spans")),
     )
 
 
@@ -526,6 +532,25 @@ def _citations(raw: Any) -> tuple[Citation, ...]:
                 )
             )
     return tuple(found)
+
+
+def _spans(raw: Any) -> tuple[tuple[int, int], ...]:
+    """Error spans from the JSON column; anything but a pair of integers is skipped, because
+    a malformed span from a verifier must cost its highlight, not the report."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            return ()
+    if not isinstance(raw, list):
+        return ()
+    return tuple(
+        (item[0], item[1])
+        for item in raw
+        if isinstance(item, list)
+        and len(item) == 2
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in item)
+    )
 
 
 def _float(value: Any) -> float | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import groupby
 
 from audit_pipeline.reports.data import AssertionResult, Claim, Evidence, PromptResult, Turn
 from audit_pipeline.reports.formatting import (
@@ -22,7 +23,7 @@ from audit_pipeline.reports.formatting import (
     label_text,
     plain_excerpt,
 )
-from audit_pipeline.reports.spans import Mark, place, segments
+from audit_pipeline.reports.spans import Mark, Segment, error_ranges, place, segments
 
 e = esc
 EVIDENCE_SHOWN = 3
@@ -127,9 +128,11 @@ def _claim_key(anchor: str, ref: str) -> str:
 
 
 def _highlighted(turn: Turn, refs: Mapping[str, str], anchor: str) -> str:
-    """The response with hallucinated claim spans in ``<mark>``; each piece escaped alone."""
+    """The response with hallucinated claim spans in ``<mark>`` and, nested in them, the
+    claims' error spans; each piece escaped alone."""
     text = turn.response or ""
     marks: list[Mark] = []
+    errors: list[tuple[int, int]] = []
     for claim in turn.claims:
         ref = refs.get(claim.claim_id)
         placed = place(text, claim.start_char, claim.end_char, claim.text) if ref else None
@@ -137,16 +140,26 @@ def _highlighted(turn: Turn, refs: Mapping[str, str], anchor: str) -> str:
             marks.append(
                 Mark(placed[0], placed[1], ref, _claim_key(anchor, ref), claim.label or "")
             )
+            errors += error_ranges(text, placed, claim.text, claim.error_spans)
     out: list[str] = []
-    for segment in segments(text, marks):
-        piece = e(segment.text)
-        if segment.marks:
-            title = ", ".join(f"{m.ref} {m.label}" for m in segment.marks)
-            piece = f'<mark class="{e(segment.label)}" title="{e(title)}">{piece}</mark>'
-        for mark in segment.closing:
+    # Error spans split a claim's segment in pieces with the same claims: one <mark> holds them.
+    for covering, group in groupby(segments(text, marks, errors), key=lambda s: s.marks):
+        parts = list(group)
+        piece = _with_errors(parts)
+        if covering:
+            title = ", ".join(f"{m.ref} {m.label}" for m in covering)
+            piece = f'<mark class="{e(parts[0].label)}" title="{e(title)}">{piece}</mark>'
+        for mark in parts[-1].closing:
             piece += f'<sup class="ref"><a href="#{e(mark.key)}">{e(mark.ref)}</a></sup>'
         out.append(piece)
     return "".join(out) or '<span class="muted">(empty response)</span>'
+
+
+def _with_errors(parts: Sequence[Segment]) -> str:
+    """Escaped text of ``parts``, error spans in a nested mark so they stand out in a claim."""
+    return "".join(
+        f'<mark class="error-span">{e(p.text)}</mark>' if p.error else e(p.text) for p in parts
+    )
 
 
 def _claim_html(claim: Claim, ref: str, anchor: str) -> str:
@@ -178,7 +191,8 @@ def _claim_html(claim: Claim, ref: str, anchor: str) -> str:
         f'<div class="claim-head"><span class="ref">{e(ref)}</span>'
         f'<span class="tag {e(label)}">{e(label_text(claim.label))}</span>{probability}'
         f'<span class="muted" style="margin-left:auto;font-size:12px">{e(who)}</span></div>'
-        f'<p class="claim-text">“{e(claim.text)}”</p>{justification}'
+        f'<p class="claim-text">“{_with_errors(segments(claim.text, (), claim.error_spans))}”</p>'
+        f"{justification}"
         f'<div class="lbl" style="margin-top:4px">Top evidence</div>{evidence_block}</div>'
     )
 

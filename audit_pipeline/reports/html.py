@@ -351,6 +351,7 @@ def _footer(data: ReportData, thresholds: Thresholds, generated_at: datetime | N
         f'<footer class="foot">Generated {e(made)} from the audit warehouse · thresholds warn '
         f"{thresholds[0]:.2f}, block {thresholds[1]:.2f} · highlighted spans: "
         '<mark class="contradicted">contradicted</mark> '
-        '<mark class="unsupported">unsupported</mark> claims. '
+        '<mark class="unsupported">unsupported</mark> claims, within them '
+        '<mark class="error-span">what the evidence does not back</mark>. '
         "Model output on this page is shown as text and never interpreted as markup.</footer>"
     )

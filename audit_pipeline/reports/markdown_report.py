@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,7 +33,7 @@ from audit_pipeline.reports.formatting import (
     when,
 )
 from audit_pipeline.reports.markdown import markdown_table
-from audit_pipeline.reports.spans import Mark, place, runs, segments
+from audit_pipeline.reports.spans import Mark, Segment, error_ranges, place, runs, segments
 from audit_pipeline.reports.summary import (
     DEFAULT_THRESHOLDS,
     Summary,
@@ -54,6 +55,10 @@ _AUTOLINK = re.compile(r"(?i)(://|\bwww\.)")
 # What opens a list item or a thematic break at the start of a line (``>`` is escaped anyway).
 _BLOCK_MARKER = re.compile(r"^([-+](?=\s|$)|-(?=-)|\d{1,9}[.)](?=\s|$))")
 _NO_CUT = 100_000
+# Around an error span inside a highlighted claim. Not Markdown syntax anywhere (bold cannot
+# nest in bold), so they survive escaping, read the same in a terminal and cannot be forged
+# into markup by the text they wrap.
+ERROR_OPEN, ERROR_CLOSE = "⟦", "⟧"
 DECISION_ICONS = {"deploy": "🟢", "warn": "🟠", "block": "🔴"}
 
 
@@ -110,7 +115,8 @@ def render_markdown(
         _failures(data.failures),
         _passing(data.passing),
         f"---\n_Generated {when(generated_at or datetime.now(UTC))} from the audit warehouse;"
-        " model output is shown as escaped text._",
+        " model output is shown as escaped text; inside a **highlighted** claim,"
+        f" {ERROR_OPEN}…{ERROR_CLOSE} marks what the evidence does not back._",
     ]
     return "\n\n".join(sections).rstrip() + "\n"
 
@@ -318,18 +324,21 @@ def _turn(turn: Turn, refs: Mapping[str, str], heading: str | None) -> str:
 
 
 def _highlighted(turn: Turn, refs: Mapping[str, str]) -> str:
-    """Escaped response with hallucinated spans in **bold**, each followed by its ``(C1)``."""
+    """Escaped response with hallucinated spans in **bold**, each followed by its ``(C1)``,
+    and the claims' error spans inside them between ``⟦…⟧``."""
     text = turn.response or ""
     if not text:
         return "_(empty response)_"
     marks: list[Mark] = []
+    errors: list[tuple[int, int]] = []
     for claim in turn.claims:
         ref = refs.get(claim.claim_id)
         placed = place(text, claim.start_char, claim.end_char, claim.text) if ref else None
         if ref and placed:
             marks.append(Mark(placed[0], placed[1], ref, ref, claim.label or ""))
+            errors += error_ranges(text, placed, claim.text, claim.error_spans)
     out: list[str] = []
-    for lit, piece, closing in runs(segments(text, marks)):
+    for lit, piece, closing in runs(_bracketed(segments(text, marks, errors))):
         fresh = not out or out[-1].endswith("\n")
         if not lit:
             out.append(escape_markdown(piece, line_start=fresh))
@@ -343,6 +352,12 @@ def _highlighted(turn: Turn, refs: Mapping[str, str]) -> str:
     return "".join(out)
 
 
+def _bracketed(parts: Sequence[Segment]) -> list[Segment]:
+    """``parts`` with each error span's raw text between the error brackets (before escaping,
+    which leaves the brackets alone), so offsets never have to be found in escaped text."""
+    return [replace(p, text=f"{ERROR_OPEN}{p.text}{ERROR_CLOSE}") if p.error else p for p in parts]
+
+
 def _bold(line: str, line_start: bool) -> str:
     """Bold one line of a highlight; surrounding spaces stay outside the markers to be valid."""
     core = line.strip()
@@ -353,13 +368,18 @@ def _bold(line: str, line_start: bool) -> str:
     return f"{lead}**{escape_markdown(core, line_start=False)}**{trail}"
 
 
+def _claim_text(claim: Claim) -> str:
+    """Raw claim text with its error spans bracketed (spans count from the claim's start)."""
+    return "".join(p.text for p in _bracketed(segments(claim.text, (), claim.error_spans)))
+
+
 def _claim(claim: Claim, ref: str) -> str:
     probability = f" · p = {claim.probability:.2f}" if claim.probability is not None else ""
     who = " · ".join(x for x in (claim.verifier, claim.decided_by) if x)
     lines = [
         f"- **{ref} · {escape_markdown(label_text(claim.label))}**{probability}"
         + (f" · {escape_markdown(who)}" if who else ""),
-        f"  - Claim: _{escape_markdown(' '.join(claim.text.split()))}_",
+        f"  - Claim: _{escape_markdown(' '.join(_claim_text(claim).split()))}_",
     ]
     if claim.justification:
         lines.append(f"  - Why: {escape_markdown(' '.join(claim.justification.split()))}")

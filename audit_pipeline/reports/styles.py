@@ -236,6 +236,11 @@ mark.unsupported {
   background: var(--unsupported-bg);
   box-shadow: inset 0 -2px 0 var(--unsupported);
 }
+mark.error-span {
+  background: transparent; color: var(--contradicted); font-weight: 700; border-radius: 0;
+  text-decoration: underline wavy var(--contradicted); text-decoration-skip-ink: none;
+  text-underline-offset: 3px;
+}
 sup.ref { font-size: 10.5px; font-weight: 700; margin-left: 1px; }
 sup.ref a { color: var(--block); }
 .claims { display: grid; gap: 10px; margin-top: 6px; }

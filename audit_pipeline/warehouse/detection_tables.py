@@ -7,6 +7,7 @@ other audit alone.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -135,6 +136,8 @@ def write_verdicts(
     """Verdict rows, and their judge usage summed onto the audit row, in one transaction.
 
     A re-verified audit therefore shows the judge bill of its latest verdicts, never a mix.
+    ``error_spans`` is stored as JSON ``[[start, end], ...]`` relative to the claim text, so it
+    stays meaningful whatever span the claim has in the response.
     """
     rows = [
         {
@@ -153,6 +156,7 @@ def write_verdicts(
             "prompt_tokens": v.prompt_tokens,
             "completion_tokens": v.completion_tokens,
             "cost_usd": v.cost_usd,
+            "error_spans": json.dumps([[int(lo), int(hi)] for lo, hi in v.error_spans]),
         }
         for c, v in zip(claims, verdicts, strict=True)
     ]

@@ -64,8 +64,8 @@ DOCUMENTATION: Mapping[str, str] = {
 }
 
 
-# Migration 6 (judge cost accounting); a separate mapping because migration 5 applies the one
-# above, and on a fresh warehouse these columns do not exist yet when it runs.
+# Migration 6 (judge cost accounting, error spans); a separate mapping because migration 5
+# applies the one above, and on a fresh warehouse these columns do not exist yet when it runs.
 JUDGE_USAGE_DOCUMENTATION: Mapping[str, str] = {
     "COLUMN verdicts.judge_calls": "LLM-judge calls made for this claim (a repair is a second "
     "call); 0 when decided locally. NULL on rows written before migration 6.",
@@ -82,6 +82,9 @@ JUDGE_USAGE_DOCUMENTATION: Mapping[str, str] = {
     "is NULL.",
     "COLUMN audits.judge_cost_usd": "Sum of verdicts.cost_usd; NULL when any judge call could "
     "not be priced (a partial sum would understate the bill).",
+    "COLUMN verdicts.error_spans": "JSON [[start, end], ...]: character ranges of the claim "
+    "text (claim-relative, end exclusive) that the evidence does not back, e.g. a changed "
+    "number; [] when none were found. NULL on rows written before migration 6.",
 }
 
 

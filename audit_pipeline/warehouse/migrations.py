@@ -321,7 +321,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         6,
-        "LLM-judge tokens and cost per verdict, summed per audit",
+        "LLM-judge tokens and cost per verdict, summed per audit; verdict error spans",
         (
             # No defaults: rows written before this migration did not record their judge
             # calls, and NULL says "unknown" where 0 would claim "nothing spent".
@@ -333,6 +333,9 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE audits ADD COLUMN judge_prompt_tokens BIGINT",
             "ALTER TABLE audits ADD COLUMN judge_completion_tokens BIGINT",
             "ALTER TABLE audits ADD COLUMN judge_cost_usd DOUBLE",
+            # JSON rather than INTEGER[][] so any SQL client and pandas read it as plain text;
+            # NULL on earlier rows, which never looked for error spans.
+            "ALTER TABLE verdicts ADD COLUMN error_spans JSON",
             *comment_statements(JUDGE_USAGE_DOCUMENTATION),
         ),
     ),

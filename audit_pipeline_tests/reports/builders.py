@@ -108,8 +108,12 @@ class AuditBuilder:
         justification: str = "",
         evidence: Iterable[Mapping[str, Any]] = (),
         supporting: Sequence[str] = (),
+        error_spans: Sequence[tuple[int, int]] = (),
     ) -> str:
-        """Add a claim with its verdict; the span defaults to where the text is in the answer."""
+        """Add a claim with its verdict; the span defaults to where the text is in the answer.
+
+        ``error_spans`` count from the claim's start, as the verifier reports them.
+        """
         response = next(
             r["response"] or ""
             for r in self.responses
@@ -147,6 +151,7 @@ class AuditBuilder:
                 "verifier": "local-nli",
                 "verifier_version": "1.0",
                 "decided_by": "local",
+                "error_spans": json.dumps([list(span) for span in error_spans]),
             }
         )
         for rank, item in enumerate(evidence, start=1):

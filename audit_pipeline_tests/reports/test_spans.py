@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from audit_pipeline.reports.spans import Mark, place, runs, segments
+from audit_pipeline.reports.spans import Mark, error_ranges, place, runs, segments
 
 TEXT = "Keys rotate quarterly. Backups are kept forever."
 
@@ -58,3 +58,29 @@ def test_runs_merge_adjacent_highlights_for_formats_that_cannot_nest() -> None:
         (True, "kept forever", ["C3"]),
         (False, ".", []),
     ]
+
+
+def test_error_spans_are_clipped_flag_their_segments_and_join_when_they_overlap() -> None:
+    parts = segments(TEXT, [mark(0, 22, "C1")], [(12, 18), (15, 21), (-4, 2), (40, 90), (9, 3)])
+
+    assert "".join(p.text for p in parts) == TEXT
+    assert [(p.text, p.error, [m.ref for m in p.marks]) for p in parts] == [
+        ("Ke", True, ["C1"]),
+        ("ys rotate ", False, ["C1"]),
+        ("quarterly", True, ["C1"]),
+        (".", False, ["C1"]),
+        (" Backups are kept ", False, []),
+        ("forever.", True, []),  # clipped to the text (keeping it in a claim is the caller's job)
+    ]
+
+
+def test_error_ranges_move_claim_offsets_onto_the_response_or_drop_them() -> None:
+    claim = "Backups are kept forever."
+    placed = (23, 48)
+    assert error_ranges(TEXT, placed, claim, [(12, 16)]) == [(35, 39)]  # "kept"
+    assert error_ranges(TEXT, placed, claim, [(-3, 7), (17, 99)]) == [(23, 30), (40, 48)]
+    # Placed by its text elsewhere than its offsets said: the words are found in the highlight.
+    assert error_ranges(TEXT, (23, 48), "are kept", [(4, 8)]) == [(35, 39)]
+    # A paraphrased claim whose words are not in the highlight marks nothing.
+    assert error_ranges(TEXT, placed, "Backups are retained forever", [(12, 20)]) == []
+    assert error_ranges(TEXT, placed, claim, [(5, 5), (9, 2)]) == []

@@ -1,7 +1,12 @@
-"""Judge tokens and cost in the warehouse: per verdict row, summed on the audit row."""
+"""Judge tokens and cost in the warehouse: per verdict row, summed on the audit row.
+
+Also the other column migration 6 adds to ``verdicts``: the claim-relative error spans.
+"""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +16,7 @@ from audit_pipeline.detection.stages import AuditClaim
 from audit_pipeline.verification.model import Label, LLMUsage, Verdict
 from audit_pipeline.warehouse import store
 from audit_pipeline.warehouse.audit_tables import AuditRef, start_audit
-from audit_pipeline.warehouse.detection_tables import judge_usage, write_verdicts
+from audit_pipeline.warehouse.detection_tables import judge_usage, write_claims, write_verdicts
 from audit_pipeline.warehouse.migrations import LATEST_VERSION, MIGRATIONS
 from audit_pipeline.warehouse.store import Warehouse
 
@@ -109,6 +114,7 @@ def test_migration_6_leaves_earlier_rows_unknown_and_documents_the_columns(
     monkeypatch.setattr(store, "MIGRATIONS", MIGRATIONS)
     assert warehouse.migrate() == LATEST_VERSION
     assert warehouse.scalar("SELECT judge_calls IS NULL FROM verdicts") is True
+    assert warehouse.scalar("SELECT error_spans IS NULL FROM verdicts") is True
     assert judge_usage(warehouse, "old") == dict.fromkeys(
         ("calls", "prompt_tokens", "completion_tokens", "cost_usd")
     )
@@ -117,3 +123,28 @@ def test_migration_6_leaves_earlier_rows_unknown_and_documents_the_columns(
         "AND column_name = 'judge_cost_usd'"
     )
     assert "NULL when any judge call could not be priced" in comment
+    comment = warehouse.scalar(
+        "SELECT comment FROM duckdb_columns() WHERE table_name = 'verdicts' "
+        "AND column_name = 'error_spans'"
+    )
+    assert "claim-relative" in comment
+
+
+def test_error_spans_round_trip_as_claim_relative_json(tmp_path: Path) -> None:
+    warehouse = _warehouse(tmp_path)
+    claims = _claims()
+    flagged = replace(_verdict(), label=Label.CONTRADICTED, error_spans=((8, 11),))
+    write_claims(warehouse, AUDIT, claims)
+    write_verdicts(warehouse, AUDIT, claims, [_verdict(), flagged, _verdict()])
+
+    rows = warehouse.query(
+        "SELECT error_spans FROM verdicts WHERE audit_id = ? ORDER BY claim_id", [AUDIT]
+    )
+    assert [json.loads(raw) for raw in rows["error_spans"]] == [[], [[8, 11]], []]
+    # Claim-relative: an analyst slices the claim text with it in plain SQL.
+    wrong = warehouse.scalar(
+        "SELECT c.text[json_extract(v.error_spans, '$[0][0]')::INT + 1"
+        " : json_extract(v.error_spans, '$[0][1]')::INT]"
+        " FROM verdicts v JOIN claims c USING (audit_id, claim_id) WHERE v.claim_id = 'c1'"
+    )
+    assert wrong == "two"
