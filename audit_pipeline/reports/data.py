@@ -505,17 +505,20 @@ def _trend_point(row: Mapping[str, Any], current_id: str) -> TrendPoint:
     )
 
 
-def _citations(raw: Any) -> tuple[Citation, ...]:
-    """Citations from the JSON column; malformed entries are skipped, not fatal."""
-    if raw is None:
-        return ()
+def _json_list(raw: Any) -> list[Any]:
+    """A JSON list column as a list: DuckDB may hand back text or parsed values; anything
+    unreadable is an empty list."""
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
         except ValueError:
-            return ()
-    if not isinstance(raw, list):
-        return ()
+            return []
+    return raw if isinstance(raw, list) else []
+
+
+def _citations(raw: Any) -> tuple[Citation, ...]:
+    """Citations from the JSON column; malformed entries are skipped, not fatal."""
+    raw = _json_list(raw)
     found: list[Citation] = []
     for item in raw:
         if isinstance(item, str):
@@ -537,13 +540,7 @@ def _citations(raw: Any) -> tuple[Citation, ...]:
 def _spans(raw: Any) -> tuple[tuple[int, int], ...]:
     """Error spans from the JSON column; anything but a pair of integers is skipped, because
     a malformed span from a verifier must cost its highlight, not the report."""
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            return ()
-    if not isinstance(raw, list):
-        return ()
+    raw = _json_list(raw)
     return tuple(
         (item[0], item[1])
         for item in raw

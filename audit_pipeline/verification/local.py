@@ -35,7 +35,7 @@ NLI_CONTRADICTED = 0.5
 # ... except for a close rewrite of an evidence sentence that it reads as a clear
 # contradiction (an inserted "not", a swapped name): that is a hard conflict like a number.
 NLI_HARD_CONTRADICTED = 0.9
-NLI_HARD_COVERAGE = 0.95
+NLI_HARD_COVERAGE = 0.85
 
 
 @dataclass(frozen=True)
