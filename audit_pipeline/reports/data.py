@@ -19,6 +19,7 @@ from typing import Any
 
 import duckdb
 
+from audit_pipeline.verification.scorer import LocalModel
 from audit_pipeline.warehouse.store import Warehouse
 
 HALLUCINATION_LABELS: frozenset[str] = frozenset({"unsupported", "contradicted"})
@@ -87,6 +88,7 @@ class Claim:
     decided_by: str | None
     evidence: tuple[Evidence, ...]
     error_spans: tuple[tuple[int, int], ...] = ()
+    verifier_version: str | None = None
 
     @property
     def is_hallucination(self) -> bool:
@@ -222,6 +224,25 @@ class ReportData:
         seen.update(dict.fromkeys(self.category_scores))
         return tuple(seen)
 
+    def verifier_line(self) -> str:
+        """Which verifiers judged this audit and, for the shipped local model, how good it was
+        measured to be, so a reader knows how far to trust a verdict."""
+        used = sorted(
+            {
+                f"{c.verifier} {c.verifier_version}".strip()
+                for p in self.prompts
+                for c in p.claims
+                if c.verifier
+            }
+        )
+        if not used:
+            return ""
+        shipped = LocalModel.load()
+        quality = shipped.quality()
+        if quality and any(shipped.version in name for name in used):
+            return f"{', '.join(used)} ({shipped.version}: {quality})"
+        return ", ".join(used)
+
     def verdict_counts(self) -> dict[str, int]:
         """Claims per verdict label (every known label present; ``pending`` for unjudged)."""
         counts = dict.fromkeys(VERDICT_LABELS, 0)
@@ -256,7 +277,8 @@ def load_report_data(
         claims = _rows(
             con,
             "SELECT c.*, v.label, v.probability, v.justification, v.supporting_chunk_ids,"
-            " v.verifier, v.decided_by, v.error_spans FROM claims c LEFT JOIN verdicts v"
+            " v.verifier, v.verifier_version, v.decided_by, v.error_spans"
+            " FROM claims c LEFT JOIN verdicts v"
             " ON v.audit_id = c.audit_id AND v.claim_id = c.claim_id"
             " WHERE c.audit_id = ? ORDER BY c.prompt_id, c.turn, c.start_char, c.claim_id",
             [audit_id],
@@ -465,6 +487,7 @@ def _claim(row: Mapping[str, Any], evidence: Sequence[Evidence]) -> Claim:
         decided_by=row.get("decided_by"),
         evidence=tuple(evidence),
         error_spans=_spans(row.get("error_spans")),
+        verifier_version=row.get("verifier_version"),
     )
 
 

@@ -113,6 +113,7 @@ def _masthead(data: ReportData, thresholds: Thresholds) -> str:
         ("Vault hash", f'<span class="mono">{e(short_hash(audit.vault_hash))}</span>', ""),
         ("Config hash", f'<span class="mono">{e(short_hash(audit.config_hash))}</span>', ""),
         ("Dagster run", f'<span class="mono">{e(short_hash(audit.dagster_run_id, 8))}</span>', ""),
+        ("Verifier", e(data.verifier_line() or DASH), "wide"),
     ]
     meta_html = "".join(
         f'<div class="{css}"><dt>{e(k)}</dt><dd>{v}</dd></div>' for k, v, css in meta

@@ -136,6 +136,7 @@ def _header(data: ReportData, thresholds: Thresholds) -> str:
         {"field": "Suite hash", "value": escape_markdown(short_hash(audit.suite_hash))},
         {"field": "Vault hash", "value": escape_markdown(short_hash(audit.vault_hash))},
         {"field": "Config hash", "value": escape_markdown(short_hash(audit.config_hash))},
+        {"field": "Verifier", "value": escape_markdown(data.verifier_line() or DASH)},
     ]
     return (
         f"# Audit report: {escape_markdown(audit.target or 'unknown target')} · "

@@ -109,6 +109,8 @@ class AuditBuilder:
         evidence: Iterable[Mapping[str, Any]] = (),
         supporting: Sequence[str] = (),
         error_spans: Sequence[tuple[int, int]] = (),
+        verifier: str = "local-nli",
+        verifier_version: str = "1.0",
     ) -> str:
         """Add a claim with its verdict; the span defaults to where the text is in the answer.
 
@@ -148,8 +150,8 @@ class AuditBuilder:
                 "probability": probability,
                 "justification": justification,
                 "supporting_chunk_ids": list(supporting),
-                "verifier": "local-nli",
-                "verifier_version": "1.0",
+                "verifier": verifier,
+                "verifier_version": verifier_version,
                 "decided_by": "local",
                 "error_spans": json.dumps([list(span) for span in error_spans]),
             }
