@@ -152,6 +152,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         AutoModelForSequenceClassification,
         AutoTokenizer,
         Trainer,
+        TrainerCallback,
         TrainingArguments,
     )
 
@@ -219,7 +220,14 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     trainer = MaskedTrainer(
         model=model, args=training_args, train_dataset=rows, data_collator=collate
     )
-    trainer.add_callback(_LogCallback())
+
+    class ProgressLog(TrainerCallback):
+        """Progress lines to the log (the Trainer's own tqdm is off for background runs)."""
+
+        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **_: Any) -> None:
+            log.info("step %d/%d %s", state.global_step, state.max_steps, logs)
+
+    trainer.add_callback(ProgressLog())
     trainer.train()
     wall = time.time() - started
 
@@ -227,7 +235,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     model.half().save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
-    for extra in ("tokenizer_config.json", "special_tokens_map.json"):
+    for extra in ("tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
         if not (out / extra).exists() and (base / extra).exists():
             shutil.copy(base / extra, out / extra)
     manifest = {
@@ -255,18 +263,6 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     log.info("wrote %s in %.0f s", out, wall)
     return manifest
-
-
-class _LogCallback:
-    """Progress lines to the log (the Trainer's own tqdm is off for background runs)."""
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("on_"):
-            return lambda *a, **k: None
-        raise AttributeError(name)
-
-    def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **_: Any) -> None:
-        log.info("step %d/%d %s", state.global_step, state.max_steps, logs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
