@@ -81,8 +81,6 @@ FEATURE_NAMES: tuple[str, ...] = (
     "nli_unsupported",
     "nli_contradicted",
 )
-# The entailment model's two outputs, filled in by FeatureBuilder (see entailment.py).
-NLI_FEATURES = ("nli_unsupported", "nli_contradicted")
 
 
 @dataclass

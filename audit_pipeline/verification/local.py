@@ -174,7 +174,6 @@ class LocalVerifier:
         elif _hard_conflict(alignment) or (
             probability < thresholds.unsupported and _nli_contradicts(features)
         ):
-            # A yes/no field named by the claim is its own alignment: no similarity needed.
             label = Label.CONTRADICTED
             probability = min(probability, thresholds.unsupported)
         elif probability < thresholds.unsupported or _name_in_rewrite(features):

@@ -10,6 +10,7 @@ this same function, so the model learns on the kind of window it will see.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from audit_pipeline.claims.sentences import sentence_spans
 from audit_pipeline.evidence.tokens import content_stems
@@ -32,8 +33,14 @@ def evidence_sentences(passages: Sequence[str]) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=65536)
+def _sentence_stems(sentence: str) -> frozenset[str]:
+    """Memoised: every claim of an answer ranks the same evidence sentences."""
+    return frozenset(content_stems(sentence))
+
+
 def _overlap(claim_stems: set[str], sentence: str) -> float:
-    stems = set(content_stems(sentence))
+    stems = _sentence_stems(sentence)
     if not claim_stems or not stems:
         return 0.0
     shared = len(claim_stems & stems)
