@@ -11,6 +11,7 @@ from dagster import ConfigurableResource, EnvVar
 from pydantic import PrivateAttr
 
 from audit_pipeline.config import AuditConfig, load_config
+from audit_pipeline.defs.run_storage import RunScopedIOManager
 from audit_pipeline.detection.factory import needs_judge
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.index.lance_index import VaultIndex
@@ -98,7 +99,7 @@ class JudgeKeyResource(ConfigurableResource):
 
 
 def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, object]:
-    """The resource set for one configuration file."""
+    """The resource set for one configuration file (and the per-run IO manager)."""
     embedder = EmbedderResource(
         model=config.embedding.model,
         device=config.embedding.device,
@@ -112,6 +113,8 @@ def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, ob
         else JudgeKeyResource()
     )
     return {
+        # Each run keeps its own step outputs: concurrent audits never read each other's.
+        "io_manager": RunScopedIOManager(),
         "judge_key": judge_key,
         "settings": AuditSettingsResource(config_path=config_path),
         "warehouse": WarehouseResource(duckdb_path=str(config.duckdb_path)),

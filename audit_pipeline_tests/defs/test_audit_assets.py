@@ -58,6 +58,10 @@ def test_reverify_recomputes_the_same_audit_without_duplicates(
     assert labels_after.equals(labels_before)
     status = warehouse.query("SELECT status, decision FROM audits").iloc[0]
     assert status["status"] == "finished" and status["decision"] in ("deploy", "warn", "block")
+    # Each run stored its own outputs; copies that a later finished run replaced are gone.
+    stored = tmp_path / "dagster" / "storage" / "audit_runs"
+    assert len(list(stored.glob("*/claims/recorded"))) == 1
+    assert len(list(stored.glob("*/responses/recorded"))) == 1  # reverify read, not rewrote
     checks = {c.check_name: c.passed for c in again.get_asset_check_evaluations()}
     assert set(checks) >= {f"gate_{g}" for g in ("decision", "hallucinations", "pass_rate")}
     assert checks["gate_hallucinations"] is False  # the recorded answers include fabrications
