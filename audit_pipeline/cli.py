@@ -135,7 +135,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from audit_pipeline.commands.console import worst_claims as load_worst
     from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, run_audit
     from audit_pipeline.observability.logs import add_json_file_handler
-    from audit_pipeline.warehouse.audit_tables import unfinished_audit
+    from audit_pipeline.warehouse.audit_tables import (
+        AuditNotResumableError,
+        check_resumable,
+        unfinished_audit,
+    )
     from audit_pipeline.warehouse.detection_tables import judge_usage
     from audit_pipeline.warehouse.store import Warehouse
 
@@ -152,6 +156,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
         if resume is None:
             raise UsageError(f"no unfinished audit of target {target!r} to resume")
+        try:
+            check_resumable(Warehouse(config.duckdb_path), resume, target)
+        except AuditNotResumableError as error:
+            raise UsageError(str(error)) from None
     options = RunOptions(
         target=target,
         suite=suite,

@@ -34,7 +34,7 @@ from audit_pipeline.targets.config import build_target
 from audit_pipeline.targets.runner import run_suite
 from audit_pipeline.warehouse.audit_tables import (
     AuditRef,
-    audit_target,
+    check_resumable,
     new_audit_id,
     start_audit,
     write_responses,
@@ -125,11 +125,7 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
         target_name, target_config = audit_config.target_config(context.partition_key)
         store = warehouse.get()
         if config.resume_audit_id:
-            if audit_target(store, config.resume_audit_id) != target_name:
-                raise ValueError(
-                    f"cannot resume audit {config.resume_audit_id!r}: no such audit of target "
-                    f"{target_name!r}"
-                )
+            check_resumable(store, config.resume_audit_id, target_name)
             audit_id = config.resume_audit_id
         else:
             # A re-execution of a Dagster run (from failure) continues the same audit.
