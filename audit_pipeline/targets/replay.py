@@ -49,6 +49,8 @@ class ReplayTarget:
     (id first, then text)."""
 
     kind = "replay"
+    # The answer is looked up by prompt id and turn: the response cache must key on them too.
+    answers_by_prompt_id = True
 
     def __init__(
         self, name: str, config: ReplayTargetConfig, *, base_dir: str | Path | None = None

@@ -89,6 +89,8 @@ class _SuiteRun:
         self.max_retries = max_retries
         self.backoff_base_s = backoff_base_s
         self.fingerprint = target.fingerprint() if cache is not None else ""
+        # Whether the answer depends on the prompt id and turn, not only on the words.
+        self.by_prompt_id = bool(getattr(target, "answers_by_prompt_id", False))
         self.total = sum(len(prompt.turns) for prompt in suite.prompts)
         self.results: dict[tuple[str, int], ResponseRecord] = {}
         self.lock = threading.Lock()
@@ -278,7 +280,7 @@ class _SuiteRun:
     def _cached(self, prompt: SuitePrompt, request: TargetRequest) -> ResponseRecord | None:
         if self.cache is None or not self.use_cache:
             return None
-        hit = self.cache.get(ResponseCache.key(self.fingerprint, request))
+        hit = self.cache.get(self._key(request))
         if hit is None:
             return None
         now = _now()
@@ -286,11 +288,14 @@ class _SuiteRun:
             prompt, request, hit.reply, None, 0, hit.latency_ms, now, now, from_cache=True
         )
 
+    def _key(self, request: TargetRequest) -> str:
+        return ResponseCache.key(self.fingerprint, request, by_prompt_id=self.by_prompt_id)
+
     def _remember(self, request: TargetRequest, reply: TargetReply, latency_ms: float) -> None:
         if self.cache is None:
             return
         try:
-            self.cache.put(ResponseCache.key(self.fingerprint, request), reply, latency_ms)
+            self.cache.put(self._key(request), reply, latency_ms)
         except OSError as exc:  # a full disk must not fail the audit
             log.warning("could not write response cache entry: %s", exc)
 

@@ -156,3 +156,33 @@ def test_fingerprint_follows_the_recording_content(tmp_path: Path) -> None:
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(TargetConfigError, match="does not exist"):
         replay(tmp_path / "nope.jsonl")
+
+
+def test_same_words_under_two_prompt_ids_keep_their_own_recorded_answers(
+    tmp_path: Path,
+) -> None:
+    """The cache must not hand the first prompt's answer to the second (a hidden
+    hallucination), neither in the run that fills it nor in a run served from it."""
+    from audit_pipeline.targets.cache import ResponseCache
+
+    suite = suite_of(
+        single("ENC-A", "How often are keys rotated?"),
+        single("ENC-B", "How often are keys rotated?"),
+    )
+    path = write_jsonl(
+        tmp_path / "answers.jsonl",
+        [
+            {"prompt_id": "ENC-A", "response": "Every 12 months."},
+            {"prompt_id": "ENC-B", "response": "Quarterly, and never audited."},
+        ],
+    )
+    cache = ResponseCache(tmp_path / "cache")
+    for expected_cached in (False, True):
+        records = run_suite(
+            suite, replay(path, "prompt_id"), audit_id="a", concurrency=1, cache=cache
+        )
+        assert [r.response for r in records] == [
+            "Every 12 months.",
+            "Quarterly, and never audited.",
+        ]
+        assert [r.from_cache for r in records] == [expected_cached] * 2
