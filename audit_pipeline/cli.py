@@ -198,6 +198,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "name": verdict_meta.get("verifier"),
         "quality": verdict_meta.get("verifier_quality"),
     }
+    claim_meta = dict(result.asset_counts).get("claims") or {}
+    payload["claims_cap"] = {
+        "max_per_answer": config.detection.max_claims_per_answer,
+        "capped_answers": claim_meta.get("capped_answers", 0),
+        "dropped": claim_meta.get("capped_claims_dropped", 0),
+        "answers": claim_meta.get("capped", []),
+    }
     # From the audit row rather than run metadata: a resumed run may not re-run verdicts.
     payload["judge"] = judge_usage(Warehouse(config.duckdb_path), outcome.audit_id)
     decision, gates = outcome.decision, outcome.gates

@@ -95,6 +95,13 @@ def print_pipeline_counts(
     if "verdicts" in meta:
         v = meta["verdicts"]
         lines.append(f"claims     {v.get('claims')} checked by {v.get('verifier')}")
+    if (meta.get("claims") or {}).get("capped_answers"):
+        c = meta["claims"]
+        lines.append(
+            f"capped     {c['capped_answers']} answer(s) over {c['max_claims_per_answer']} "
+            f"claims: {c['capped_claims_dropped']} claims not checked "
+            "(detection.max_claims_per_answer)"
+        )
         if v.get("verifier_quality"):
             lines.append(f"verifier   {v.get('verifier_quality')}")
         if v.get("judge_calls"):

@@ -75,7 +75,7 @@ def test_scores_per_response_category_and_audit() -> None:
     assert report.responses[1].risk == pytest.approx(0.5)
     assert report.responses[2].risk is None  # nothing to verify in a fallback
     enc = report.by_category["encryption"]
-    assert enc.risk == pytest.approx(1 / 4)  # pooled over claims, not averaged over answers
+    assert enc.risk == pytest.approx(1 / 4)  # the mean of its answers' risks (0 and 0.5)
     assert enc.hallucination_rate == pytest.approx(0.5)
     assert enc.citation_accuracy == pytest.approx(2 / 3)
     audit = report.audit
@@ -88,3 +88,16 @@ def test_scores_per_response_category_and_audit() -> None:
     rows = report.rows()
     assert len(rows) == 4 + 3 + 1
     assert {r["scope"] for r in rows} == {"response", "category", "audit"}
+
+
+def test_one_long_answer_counts_once_and_cannot_dilute_the_audit() -> None:
+    """Three hallucinating answers and one answer of 33,321 true claims: pooled over claims
+    the risk would be 0.0006 (deploy); per answer it stays 0.75 (block)."""
+    bad = [TurnOutcome(f"B-{i}", 0, "c", ("unsupported",) * 2) for i in range(3)]
+    long = TurnOutcome("LONG", 0, "c", ("supported",) * 33_321)
+    silent = TurnOutcome("FALLBACK", 0, "c", (), is_fallback=True)
+    report = score_audit([*bad, long, silent], ScoringSettings())
+    assert report.audit.risk == pytest.approx(0.75)
+    assert report.audit.decision == "block"
+    assert report.by_category["c"].risk == pytest.approx(0.75)
+    assert report.audit.claims == 33_327  # counts still say how many claims were checked
