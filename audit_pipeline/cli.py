@@ -228,9 +228,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(payload, indent=2, default=str))
+    return _exit_code(decision, gates, args, outcome.audit_id)
+
+
+def _exit_code(decision: str, gates: Sequence[Any], args: argparse.Namespace, audit_id: str) -> int:
+    """2 for an incomplete audit (even with --report-only: nothing was decided); otherwise the
+    gates decide, the ``decision`` gate carrying ``gates.block_decision``."""
+    if decision == "incomplete":
+        print(
+            f"error: audit {audit_id} is incomplete: too much could not be answered or "
+            "verified to decide (see 'incomplete:' above)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if args.report_only:
         return EXIT_OK
-    if decision == "block" or any(gate.status == "error" for gate in gates):
+    if any(gate.status == "error" for gate in gates):
         return EXIT_BLOCKED
     if args.fail_on == "warn" and (
         decision == "warn" or any(gate.status == "warn" for gate in gates)

@@ -16,7 +16,7 @@ from audit_pipeline.scoring.outcome import AuditOutcome
 from audit_pipeline.warehouse.store import Warehouse
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_BADGE = {"deploy": "DEPLOY", "warn": "WARN", "block": "BLOCK"}
+_BADGE = {"deploy": "DEPLOY", "warn": "WARN", "block": "BLOCK", "incomplete": "INCOMPLETE"}
 
 
 def clean(text: Any, width: int | None = None) -> str:
@@ -68,6 +68,8 @@ def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
         f"  (risk {_risk(outcome.risk)})",
         file=out,
     )
+    for problem in outcome.incomplete:
+        print(f"incomplete: {problem}", file=out)
 
 
 def print_pipeline_counts(
@@ -95,6 +97,10 @@ def print_pipeline_counts(
     if "verdicts" in meta:
         v = meta["verdicts"]
         lines.append(f"claims     {v.get('claims')} checked by {v.get('verifier')}")
+        if v.get("verifier_quality"):
+            lines.append(f"verifier   {v.get('verifier_quality')}")
+        if v.get("judge_calls"):
+            lines.append(f"judge      {judge_line(v)}")
     if (meta.get("claims") or {}).get("capped_answers"):
         c = meta["claims"]
         lines.append(
@@ -102,10 +108,6 @@ def print_pipeline_counts(
             f"claims: {c['capped_claims_dropped']} claims not checked "
             "(detection.max_claims_per_answer)"
         )
-        if v.get("verifier_quality"):
-            lines.append(f"verifier   {v.get('verifier_quality')}")
-        if v.get("judge_calls"):
-            lines.append(f"judge      {judge_line(v)}")
     if lines:
         print("", file=out)
         for line in lines:

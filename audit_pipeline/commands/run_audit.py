@@ -163,9 +163,12 @@ def combine_repeats(outcomes: Sequence[AuditOutcome], min_fail: int) -> dict[str
             categories[failure["prompt_id"]] = failure["category"]
     total = outcomes[-1].summary["total"]
     failed = sorted(p for p, n in failed_runs.items() if n >= min_fail)
-    decision = _DECISIONS[
-        int(kth_largest([_DECISIONS.index(o.decision) for o in outcomes], min_fail))
-    ]
+    if any(o.decision == "incomplete" for o in outcomes):
+        decision = "incomplete"  # a run that checked too little leaves nothing to outvote
+    else:
+        decision = _DECISIONS[
+            int(kth_largest([_DECISIONS.index(o.decision) for o in outcomes], min_fail))
+        ]
     gates = []
     for index, gate in enumerate(outcomes[-1].gates):
         levels = [_SEVERITY[o.gates[index].status] for o in outcomes]

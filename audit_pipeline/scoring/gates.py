@@ -6,7 +6,7 @@ code, so the UI and a CI pipeline can never disagree about whether an audit pass
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -55,10 +55,18 @@ def _count_gate(name: str, value: int, warn: int | None, error: int) -> GateResu
 
 
 def evaluate_gates(
-    summary: Mapping[str, Any], decision: str, settings: GateSettings
+    summary: Mapping[str, Any],
+    decision: str,
+    settings: GateSettings,
+    incomplete: Sequence[str] = (),
 ) -> list[GateResult]:
-    """All gates for one audit, in a fixed order."""
-    if decision == "block":
+    """All gates for one audit, in a fixed order. ``incomplete`` says why the audit could not
+    check enough (scoring/completeness.py); an incomplete audit always fails its decision
+    gate."""
+    if decision == "incomplete" or incomplete:
+        why = "; ".join(incomplete) or "too much of the audit could not be checked"
+        decision_gate = GateResult("decision", "error", decision, f"incomplete: {why}")
+    elif decision == "block":
         decision_gate = GateResult("decision", settings.block_decision, decision, "risk too high")
     else:
         decision_gate = GateResult("decision", "pass", decision, f"decision is {decision}")

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Decision = Literal["deploy", "warn", "block"]
+Decision = Literal["deploy", "warn", "block"]  # and "incomplete" (scoring/completeness.py)
 LABELS = ("supported", "weakly_supported", "unsupported", "contradicted", "unverifiable")
 HALLUCINATED = frozenset({"unsupported", "contradicted"})
 
@@ -43,6 +43,10 @@ class ScoringSettings(BaseModel):
     weights: RiskWeights = RiskWeights()
     deploy_max_risk: float = Field(default=0.10, ge=0, le=1)
     warn_max_risk: float = Field(default=0.25, ge=0, le=1)
+    # More than this share of claims unverifiable, or of turns unanswered: the audit is
+    # incomplete (see scoring/completeness.py), decided as ``on_incomplete``.
+    incomplete_share: float = Field(default=0.2, ge=0, le=1)
+    on_incomplete: Literal["incomplete", "block"] = "incomplete"
 
     @model_validator(mode="after")
     def _ordered(self) -> ScoringSettings:

@@ -24,7 +24,8 @@ SUMMARY_KEYS = {
 }
 # Gates relaxed except the pass rate, which warns below 100 %; decisions never block.
 LENIENT = {
-    "scoring": {"deploy_max_risk": 1.0, "warn_max_risk": 1.0},
+    # incomplete_share 1.0: a prompt without a recorded answer does not end the audit early.
+    "scoring": {"deploy_max_risk": 1.0, "warn_max_risk": 1.0, "incomplete_share": 1.0},
     "gates": {
         "hallucinations_error": 100,
         "citation_errors_warn": 100,

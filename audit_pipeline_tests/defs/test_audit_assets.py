@@ -100,7 +100,7 @@ def test_a_judge_returning_garbage_gives_unverifiable_and_the_audit_completes(
         assert set(verdicts["label"]) == {"unverifiable"}
         audit = warehouse.query("SELECT status, decision, risk FROM audits").iloc[0]
         assert audit["status"] == "finished"
-        assert audit["decision"] == "warn"  # nothing verifiable is not "safe"
+        assert audit["decision"] == "incomplete"  # nothing verifiable is not "safe"
     else:  # the cascade keeps the local verdict and says the judge failed
         assert set(verdicts["decided_by"]) == {"local"}
         assert verdicts["justification"].str.contains("Judge").all()
