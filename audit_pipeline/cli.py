@@ -92,6 +92,7 @@ def _preflight(config: Any, args: argparse.Namespace) -> tuple[str, str]:
     from audit_pipeline.suites.loader import load_suite
     from audit_pipeline.targets.base import TargetConfigError, close_target
     from audit_pipeline.targets.config import VaultBotTargetConfig, build_target
+    from audit_pipeline.targets.replay import check_recording
 
     if args.repeat < 1 or (args.min_fail is not None and not 1 <= args.min_fail <= args.repeat):
         raise UsageError("--repeat must be >= 1 and --min-fail between 1 and --repeat")
@@ -101,10 +102,16 @@ def _preflight(config: Any, args: argparse.Namespace) -> tuple[str, str]:
         target, target_config = config.target_config(args.target)
         suite_name, suite_path = config.suite_path(args.suite)
         suite = load_suite(suite_path)
+        selected = suite
         if args.category or args.ids:
-            suite.filter(categories=args.category or None, ids=args.ids or None)
+            selected = suite.filter(categories=args.category or None, ids=args.ids or None)
         if not isinstance(target_config, VaultBotTargetConfig):
-            close_target(build_target(target, target_config, base_dir=config.base_dir))
+            built = build_target(target, target_config, base_dir=config.base_dir)
+            try:
+                for warning in check_recording(built, selected, suite):
+                    print(f"warning: {warning}", file=sys.stderr)
+            finally:
+                close_target(built)
     except (ConfigError, SuiteValidationError, TargetConfigError, KeyError, ValueError) as error:
         raise UsageError(str(error)) from None
     return target, suite_name

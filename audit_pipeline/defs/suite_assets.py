@@ -31,6 +31,7 @@ from audit_pipeline.suites.model import PromptSuite
 from audit_pipeline.targets.base import close_target
 from audit_pipeline.targets.cache import ResponseCache
 from audit_pipeline.targets.config import build_target
+from audit_pipeline.targets.replay import check_recording
 from audit_pipeline.targets.runner import run_suite
 from audit_pipeline.warehouse.audit_tables import (
     AuditRef,
@@ -139,19 +140,26 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
             ids=tuple(config.ids),
         )
         suite = ref.select(prompt_suite.suite)
-        start_audit(
-            store,
-            ref,
-            vault_hash=vault_index.vault_hash,
-            config_hash=audit_config.fingerprint(),
-            dagster_run_id=context.run.run_id,
-        )
         target = build_target(
             target_name,
             target_config,
             retriever=index.retriever(),
             base_dir=audit_config.base_dir,
         )
+        try:
+            for warning in check_recording(target, suite, prompt_suite.suite):
+                context.log.warning(warning)
+            # Only a usable recording starts an audit: a refused one leaves no "running" row.
+            start_audit(
+                store,
+                ref,
+                vault_hash=vault_index.vault_hash,
+                config_hash=audit_config.fingerprint(),
+                dagster_run_id=context.run.run_id,
+            )
+        except Exception:
+            close_target(target)
+            raise
         total_turns = sum(len(p.turns) for p in suite.prompts)
         step = max(1, total_turns // 10)
 
