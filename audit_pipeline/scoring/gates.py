@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 GateStatus = Literal["pass", "warn", "error"]
 
@@ -29,6 +29,32 @@ class GateSettings(BaseModel):
     pass_rate_error: float = Field(default=0.85, ge=0, le=1)
     fallback_errors_warn: int = Field(default=0, ge=0)
     fallback_errors_error: int = Field(default=2, ge=0)
+
+    @model_validator(mode="after")
+    def _every_level_reachable(self) -> GateSettings:
+        """A warn limit at or beyond its error limit, or a pass-rate limit of 0, leaves a level
+        that can never be reached: the gate would pass what its author meant to flag."""
+        problems = []
+        for name in ("citation_errors", "fallback_errors"):
+            warn, error = getattr(self, f"{name}_warn"), getattr(self, f"{name}_error")
+            if warn >= error:
+                problems.append(
+                    f"{name}_warn ({warn}) must be below {name}_error ({error}): a count above "
+                    "the warn limit would always be an error, so WARN could never show"
+                )
+        if self.pass_rate_error >= self.pass_rate_warn:
+            problems.append(
+                f"pass_rate_error ({self.pass_rate_error}) must be below pass_rate_warn "
+                f"({self.pass_rate_warn}): otherwise the pass_rate gate can never warn"
+            )
+        if self.pass_rate_error <= 0:
+            problems.append(
+                "pass_rate_error must be above 0: no pass rate is below 0, so the pass_rate "
+                "gate could never fail"
+            )
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
 
 @dataclass(frozen=True)

@@ -49,9 +49,20 @@ class ScoringSettings(BaseModel):
     on_incomplete: Literal["incomplete", "block"] = "incomplete"
 
     @model_validator(mode="after")
-    def _ordered(self) -> ScoringSettings:
-        if self.deploy_max_risk > self.warn_max_risk:
-            raise ValueError("deploy_max_risk must not exceed warn_max_risk")
+    def _every_decision_reachable(self) -> ScoringSettings:
+        """Thresholds that leave a decision unreachable are a mistake, not a setting: with
+        ``warn_max_risk: 1.0`` nothing can ever block. (To stop a block from failing CI, use
+        ``gates.block_decision: warn``.)"""
+        if self.deploy_max_risk >= self.warn_max_risk:
+            raise ValueError(
+                f"deploy_max_risk ({self.deploy_max_risk}) must be below warn_max_risk "
+                f"({self.warn_max_risk}): otherwise no audit can ever be 'warn'"
+            )
+        if self.warn_max_risk >= 1.0:
+            raise ValueError(
+                f"warn_max_risk ({self.warn_max_risk}) must be below 1: risk never exceeds 1, "
+                "so no audit could ever be 'block'"
+            )
         return self
 
     def decide(self, risk: float | None) -> Decision:

@@ -49,8 +49,12 @@ def test_thresholds_are_configurable_and_validated() -> None:
     strict = ScoringSettings(deploy_max_risk=0.0, warn_max_risk=0.05)
     assert strict.decide(0.01) == "warn"
     assert strict.decide(0.06) == "block"
-    with pytest.raises(ValidationError, match="must not exceed"):
+    with pytest.raises(ValidationError, match="must be below warn_max_risk"):
         ScoringSettings(deploy_max_risk=0.3, warn_max_risk=0.2)
+    with pytest.raises(ValidationError, match="must be below warn_max_risk"):
+        ScoringSettings(deploy_max_risk=0.2, warn_max_risk=0.2)  # warn unreachable
+    with pytest.raises(ValidationError, match="could ever be 'block'"):
+        ScoringSettings(warn_max_risk=1.0)
 
 
 def test_scores_per_response_category_and_audit() -> None:
