@@ -3,7 +3,8 @@
 ``run`` materialises the same Dagster assets as the UI and the weekly schedule, in-process, so a
 CI gate and the scheduled audit can never disagree about what an audit is. Exit codes:
 0 = deploy or warn (1 with ``--fail-on warn``), 1 = block or a failed gate, 2 = a configuration
-or usage error, or an audit that could not complete.
+or usage error, an audit that could not complete, or an ``incomplete`` one. Errors are one
+``error:`` line on stderr; ``-v`` adds the stack traces.
 """
 
 from __future__ import annotations
@@ -11,17 +12,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from audit_pipeline.commands.preflight import UsageError, check_run
+
 EXIT_OK = 0
 EXIT_BLOCKED = 1
 EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """Bad configuration or arguments: exit code 2."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,45 +76,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from audit_pipeline.config import ConfigError, load_config
-    from audit_pipeline.definitions import default_config_path
+    from audit_pipeline.defs.graph import default_config_path
 
     path = (args.config or default_config_path()).resolve()
     try:
         return path, load_config(path)
     except ConfigError as error:
         raise UsageError(str(error)) from None
-
-
-def _preflight(config: Any, args: argparse.Namespace) -> tuple[str, str]:
-    """Everything that can be checked before the audit starts: names, the suite, env vars."""
-    from audit_pipeline.config import ConfigError
-    from audit_pipeline.suites.errors import SuiteValidationError
-    from audit_pipeline.suites.loader import load_suite
-    from audit_pipeline.targets.base import TargetConfigError, close_target
-    from audit_pipeline.targets.config import VaultBotTargetConfig, build_target
-    from audit_pipeline.targets.replay import check_recording
-
-    if args.repeat < 1 or (args.min_fail is not None and not 1 <= args.min_fail <= args.repeat):
-        raise UsageError("--repeat must be >= 1 and --min-fail between 1 and --repeat")
-    if args.concurrency is not None and args.concurrency < 1:
-        raise UsageError("--concurrency must be at least 1")
-    try:
-        target, target_config = config.target_config(args.target)
-        suite_name, suite_path = config.suite_path(args.suite)
-        suite = load_suite(suite_path)
-        selected = suite
-        if args.category or args.ids:
-            selected = suite.filter(categories=args.category or None, ids=args.ids or None)
-        if not isinstance(target_config, VaultBotTargetConfig):
-            built = build_target(target, target_config, base_dir=config.base_dir)
-            try:
-                for warning in check_recording(built, selected, suite):
-                    print(f"warning: {warning}", file=sys.stderr)
-            finally:
-                close_target(built)
-    except (ConfigError, SuiteValidationError, TargetConfigError, KeyError, ValueError) as error:
-        raise UsageError(str(error)) from None
-    return target, suite_name
 
 
 def _progress_bar(enabled: bool):  # type: ignore[no-untyped-def]
@@ -151,7 +119,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from audit_pipeline.warehouse.store import Warehouse
 
     config_path, config = _load(args)
-    target, suite = _preflight(config, args)
+    target, suite = check_run(config, args)
     resume = None
     if args.resume:
         if args.repeat > 1:
@@ -343,6 +311,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _COMMANDS[args.command](args)
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # a CI log gets one line, never a stack dump (-v shows it)
+        if getattr(args, "verbose", False):
+            traceback.print_exc()
+        print(f"error: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_USAGE
 
 

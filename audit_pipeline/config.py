@@ -66,6 +66,8 @@ class StorageSettings(_Section):
     duckdb_path: Path = Path("data/warehouse/audit.duckdb")
     lancedb_path: Path = Path("data/warehouse/vault.lance")
     index_table: str = "vault_chunks"
+    # How long a write waits for another process's hold on the warehouse before failing.
+    lock_timeout_s: float = Field(default=60.0, gt=0)
 
 
 class RetrievalSettings(_Section):

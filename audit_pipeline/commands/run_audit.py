@@ -16,7 +16,7 @@ from typing import Any
 from dagster import DagsterInstance, ExecuteInProcessResult, materialize
 
 from audit_pipeline.config import AuditConfig
-from audit_pipeline.definitions import build_assets, build_checks
+from audit_pipeline.defs.graph import build_assets, build_checks
 from audit_pipeline.defs.resources import resources_from_config
 from audit_pipeline.scoring.gates import GateResult
 from audit_pipeline.scoring.outcome import AuditOutcome
@@ -72,7 +72,8 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
         responses["use_cache"] = options.use_cache
     if options.resume_audit_id is not None:
         responses["resume_audit_id"] = options.resume_audit_id
-    level = "DEBUG" if options.verbose else "ERROR"
+    # Without -v a failed step is reported by the CLI in one line: no Dagster stack dump.
+    level = "DEBUG" if options.verbose else "CRITICAL"
     return {
         "ops": {
             "prompt_suite": {"config": {"suite": options.suite}},

@@ -35,7 +35,7 @@ from dagster import (
 )
 
 from audit_pipeline.config import AuditConfig
-from audit_pipeline.suites.errors import SuiteValidationError
+from audit_pipeline.suites.errors import SuiteFileError, SuiteValidationError
 from audit_pipeline.suites.loader import load_suite
 from audit_pipeline.vault.documents import VaultError, scan_vault
 
@@ -168,7 +168,7 @@ def build_suite_sensor(config: AuditConfig) -> SensorDefinition:
         for name in sorted(config.suites):
             try:
                 suite_hash = load_suite(config.suite_path(name)[1]).content_hash
-            except (OSError, SuiteValidationError) as error:
+            except (OSError, SuiteFileError, SuiteValidationError) as error:
                 problems.append(f"{name}: {error}")
                 continue  # not recorded: the fixed file will be picked up
             baseline = seen.get(name)

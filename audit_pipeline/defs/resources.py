@@ -33,12 +33,13 @@ class WarehouseResource(ConfigurableResource):
     """The DuckDB warehouse; migrated to the latest schema before first use."""
 
     duckdb_path: str
+    lock_timeout_s: float = 60.0
 
     _warehouse: Warehouse | None = PrivateAttr(default=None)
 
     def get(self) -> Warehouse:
         if self._warehouse is None:
-            warehouse = Warehouse(self.duckdb_path)
+            warehouse = Warehouse(self.duckdb_path, self.lock_timeout_s)
             warehouse.migrate()
             self._warehouse = warehouse
         return self._warehouse
@@ -117,7 +118,9 @@ def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, ob
         "io_manager": RunScopedIOManager(),
         "judge_key": judge_key,
         "settings": AuditSettingsResource(config_path=config_path),
-        "warehouse": WarehouseResource(duckdb_path=str(config.duckdb_path)),
+        "warehouse": WarehouseResource(
+            duckdb_path=str(config.duckdb_path), lock_timeout_s=config.storage.lock_timeout_s
+        ),
         "index": VaultIndexResource(
             lancedb_path=str(config.lancedb_path),
             table_name=config.storage.index_table,

@@ -146,6 +146,24 @@ def _read_document(root: Path, path: Path, max_bytes: int) -> VaultDocument | Sk
     )
 
 
+def check_vault(root: str | Path, include: Sequence[str] = ("*.md", "*.markdown", "*.txt")) -> None:
+    """Cheap up-front check (no file is read): the vault exists, is a directory and holds a
+    non-empty file matching ``include``. Raises ``VaultError`` otherwise."""
+    root = Path(root)
+    if not root.exists():
+        raise VaultError(f"vault directory not found: {root}")
+    if not root.is_dir():
+        raise VaultError(f"vault path is not a directory: {root}")
+    for path in _walk(root, []):
+        if any(fnmatch.fnmatch(path.name.lower(), pattern) for pattern in include):
+            try:
+                if path.stat().st_size > 0:
+                    return
+            except OSError:
+                continue
+    raise VaultError(f"vault {root} has no non-empty file matching {list(include)}")
+
+
 def scan_vault(
     root: str | Path,
     include: Sequence[str] = ("*.md", "*.markdown", "*.txt"),

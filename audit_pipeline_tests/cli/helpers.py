@@ -9,7 +9,11 @@ from pathlib import Path
 
 
 def cli(
-    config: Path | None, *args: str, env: dict[str, str] | None = None, timeout: float = 600
+    config: Path | None,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 600,
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
     environment.update(env or {})
@@ -22,4 +26,5 @@ def cli(
         text=True,
         timeout=timeout,
         env=environment,
+        cwd=cwd,
     )

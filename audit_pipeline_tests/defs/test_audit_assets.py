@@ -8,7 +8,7 @@ import pytest
 from dagster import AssetKey, DagsterInstance
 
 from audit_pipeline.config import load_config
-from audit_pipeline.definitions import build_definitions
+from audit_pipeline.defs.graph import build_definitions
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.conftest import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
