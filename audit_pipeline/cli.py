@@ -200,6 +200,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         payload["gates"] = payload["repeats"]["gates"]
     if report is not None:
         print(f"\nreport: {report}")
+    for warning in result.warnings:
+        print(
+            f"warning: {warning} (the audit and its decision are recorded; write the report "
+            f"again with: audit-pipeline report {outcome.audit_id})",
+            file=sys.stderr,
+        )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(payload, indent=2, default=str))

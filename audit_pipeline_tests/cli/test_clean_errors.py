@@ -4,8 +4,6 @@ one."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 import time
@@ -15,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from audit_pipeline_tests.cli.helpers import cli
+from audit_pipeline_tests.cli.helpers import cli, cli_with_read_only
 from audit_pipeline_tests.conftest import write_audit_config
 
 RUN = ("run", "--no-progress", "--id", "SOC2-001")
@@ -138,23 +136,11 @@ def test_a_locked_warehouse_is_reported_before_the_audit(
 def test_a_read_only_warehouse_is_reported_before_the_audit(
     tmp_path: Path, sample_index_dir: Path
 ) -> None:
-    """As root, permission bits do not stop writes: the folder is bind-mounted read-only in
-    the child's own mount namespace."""
     config = write_audit_config(tmp_path, sample_index_dir)
     folder = tmp_path / "warehouse"
-    command = [sys.executable, "-m", "audit_pipeline.cli", "--config", str(config), *RUN]
-    if os.geteuid() == 0:
-        if shutil.which("unshare") is None:
-            pytest.skip("root without unshare: cannot make a read-only folder")
-        remount = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"'
-        command = ["unshare", "-m", "sh", "-c", remount, str(folder), *command]
-    else:
-        folder.chmod(0o555)
-    environment = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-    result = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300)
-    folder.chmod(0o755)
-    if "mount" in result.stderr and "permission denied" in result.stderr.lower():
-        pytest.skip(f"cannot mount read-only here: {result.stderr.strip()}")
+    result = cli_with_read_only(folder, config, *RUN)
+    if result is None:
+        pytest.skip("cannot make a read-only folder here")
     _assert_clean(result, f"the warehouse folder {folder} cannot be written")
 
 
