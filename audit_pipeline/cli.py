@@ -173,6 +173,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "name": verdict_meta.get("verifier"),
         "quality": verdict_meta.get("verifier_quality"),
     }
+    vault_meta = dict(result.asset_counts).get("vault_documents") or {}
+    payload["vault_skipped"] = vault_meta.get("skipped_files", [])
     claim_meta = dict(result.asset_counts).get("claims") or {}
     payload["claims_cap"] = {
         "max_per_answer": config.detection.max_claims_per_answer,

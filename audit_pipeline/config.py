@@ -43,6 +43,8 @@ class VaultSettings(_Section):
     path: Path = Path("data/sample-vault")
     include: tuple[str, ...] = ("*.md", "*.markdown", "*.txt")
     max_file_bytes: int = Field(default=2_000_000, gt=0)
+    # A symlink that leads out of the vault is skipped (and listed) unless this is true.
+    follow_external_symlinks: bool = False
 
 
 class ChunkingSettings(_Section):

@@ -16,6 +16,7 @@ from audit_pipeline.scoring.outcome import AuditOutcome
 from audit_pipeline.warehouse.store import Warehouse
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+MAX_SKIPPED_SHOWN = 20
 _BADGE = {"deploy": "DEPLOY", "warn": "WARN", "block": "BLOCK", "incomplete": "INCOMPLETE"}
 
 
@@ -88,6 +89,11 @@ def print_pipeline_counts(
             f"{index.get('chunks')} chunks: {index.get('embedded')} embedded, "
             f"{index.get('reused')} reused"
         )
+        skipped = docs.get("skipped_files") or []
+        for item in skipped[:MAX_SKIPPED_SHOWN]:
+            lines.append(f"  skipped  {clean(item['path'], 80)}: {clean(item['reason'])}")
+        if len(skipped) > MAX_SKIPPED_SHOWN:
+            lines.append(f"  skipped  ... and {len(skipped) - MAX_SKIPPED_SHOWN} more (--json)")
     if "responses" in meta:
         r = meta["responses"]
         lines.append(

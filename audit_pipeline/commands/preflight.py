@@ -104,7 +104,7 @@ def _check_vault(config: Any) -> None:
     from audit_pipeline.vault.documents import VaultError, check_vault
 
     try:
-        check_vault(config.vault_path, config.vault.include)
+        check_vault(config.vault_path, config.vault.include, config.vault.follow_external_symlinks)
     except VaultError as error:
         raise UsageError(str(error)) from None
 

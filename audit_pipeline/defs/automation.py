@@ -124,7 +124,10 @@ def build_vault_sensor(config: AuditConfig) -> SensorDefinition:
     def vault_change_sensor(context: SensorEvaluationContext):  # type: ignore[no-untyped-def]
         try:
             state = scan_vault(
-                config.vault_path, config.vault.include, config.vault.max_file_bytes
+                config.vault_path,
+                config.vault.include,
+                config.vault.max_file_bytes,
+                config.vault.follow_external_symlinks,
             ).state_hash
         except VaultError as error:
             return SkipReason(f"vault unreadable: {error}")
