@@ -342,7 +342,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         7,
-        "documentation: risk is the mean over answers; the incomplete decision",
+        "documentation: risk is the mean over answers; the incomplete decision; secret_echo",
         tuple(comment_statements(SCORING_DOCUMENTATION)),
     ),
 )
