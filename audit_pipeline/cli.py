@@ -3,7 +3,8 @@
 ``run`` materialises the same Dagster assets as the UI and the weekly schedule, in-process, so a
 CI gate and the scheduled audit can never disagree about what an audit is. Exit codes:
 0 = deploy or warn (1 with ``--fail-on warn``), 1 = block or a failed gate, 2 = a configuration
-or usage error, or an audit that could not complete.
+or usage error, an audit that could not complete, or an ``incomplete`` one. Errors are one
+``error:`` line on stderr; ``-v`` adds the stack traces.
 """
 
 from __future__ import annotations
@@ -11,17 +12,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from audit_pipeline.commands.preflight import UsageError, check_run
+
 EXIT_OK = 0
 EXIT_BLOCKED = 1
 EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """Bad configuration or arguments: exit code 2."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,38 +76,13 @@ def _parser() -> argparse.ArgumentParser:
 
 def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from audit_pipeline.config import ConfigError, load_config
-    from audit_pipeline.definitions import default_config_path
+    from audit_pipeline.defs.graph import default_config_path
 
     path = (args.config or default_config_path()).resolve()
     try:
         return path, load_config(path)
     except ConfigError as error:
         raise UsageError(str(error)) from None
-
-
-def _preflight(config: Any, args: argparse.Namespace) -> tuple[str, str]:
-    """Everything that can be checked before the audit starts: names, the suite, env vars."""
-    from audit_pipeline.config import ConfigError
-    from audit_pipeline.suites.errors import SuiteValidationError
-    from audit_pipeline.suites.loader import load_suite
-    from audit_pipeline.targets.base import TargetConfigError, close_target
-    from audit_pipeline.targets.config import VaultBotTargetConfig, build_target
-
-    if args.repeat < 1 or (args.min_fail is not None and not 1 <= args.min_fail <= args.repeat):
-        raise UsageError("--repeat must be >= 1 and --min-fail between 1 and --repeat")
-    if args.concurrency is not None and args.concurrency < 1:
-        raise UsageError("--concurrency must be at least 1")
-    try:
-        target, target_config = config.target_config(args.target)
-        suite_name, suite_path = config.suite_path(args.suite)
-        suite = load_suite(suite_path)
-        if args.category or args.ids:
-            suite.filter(categories=args.category or None, ids=args.ids or None)
-        if not isinstance(target_config, VaultBotTargetConfig):
-            close_target(build_target(target, target_config, base_dir=config.base_dir))
-    except (ConfigError, SuiteValidationError, TargetConfigError, KeyError, ValueError) as error:
-        raise UsageError(str(error)) from None
-    return target, suite_name
 
 
 def _progress_bar(enabled: bool):  # type: ignore[no-untyped-def]
@@ -135,12 +110,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from audit_pipeline.commands.console import worst_claims as load_worst
     from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, run_audit
     from audit_pipeline.observability.logs import add_json_file_handler
-    from audit_pipeline.warehouse.audit_tables import unfinished_audit
+    from audit_pipeline.warehouse.audit_tables import (
+        AuditNotResumableError,
+        check_resumable,
+        unfinished_audit,
+    )
     from audit_pipeline.warehouse.detection_tables import judge_usage
     from audit_pipeline.warehouse.store import Warehouse
 
     config_path, config = _load(args)
-    target, suite = _preflight(config, args)
+    target, suite = check_run(config, args)
     resume = None
     if args.resume:
         if args.repeat > 1:
@@ -152,6 +131,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
         if resume is None:
             raise UsageError(f"no unfinished audit of target {target!r} to resume")
+        try:
+            check_resumable(Warehouse(config.duckdb_path), resume, target)
+        except AuditNotResumableError as error:
+            raise UsageError(str(error)) from None
     options = RunOptions(
         target=target,
         suite=suite,
@@ -190,6 +173,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         "name": verdict_meta.get("verifier"),
         "quality": verdict_meta.get("verifier_quality"),
     }
+    vault_meta = dict(result.asset_counts).get("vault_documents") or {}
+    payload["vault_skipped"] = vault_meta.get("skipped_files", [])
+    claim_meta = dict(result.asset_counts).get("claims") or {}
+    payload["claims_cap"] = {
+        "max_per_answer": config.detection.max_claims_per_answer,
+        "capped_answers": claim_meta.get("capped_answers", 0),
+        "dropped": claim_meta.get("capped_claims_dropped", 0),
+        "answers": claim_meta.get("capped", []),
+    }
     # From the audit row rather than run metadata: a resumed run may not re-run verdicts.
     payload["judge"] = judge_usage(Warehouse(config.duckdb_path), outcome.audit_id)
     decision, gates = outcome.decision, outcome.gates
@@ -210,12 +202,31 @@ def _cmd_run(args: argparse.Namespace) -> int:
         payload["gates"] = payload["repeats"]["gates"]
     if report is not None:
         print(f"\nreport: {report}")
+    for warning in result.warnings:
+        print(
+            f"warning: {warning} (the audit and its decision are recorded; write the report "
+            f"again with: audit-pipeline report {outcome.audit_id})",
+            file=sys.stderr,
+        )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(payload, indent=2, default=str))
+    return _exit_code(decision, gates, args, outcome.audit_id)
+
+
+def _exit_code(decision: str, gates: Sequence[Any], args: argparse.Namespace, audit_id: str) -> int:
+    """2 for an incomplete audit (even with --report-only: nothing was decided); otherwise the
+    gates decide, the ``decision`` gate carrying ``gates.block_decision``."""
+    if decision == "incomplete":
+        print(
+            f"error: audit {audit_id} is incomplete: too much could not be answered or "
+            "verified to decide (see 'incomplete:' above)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if args.report_only:
         return EXIT_OK
-    if decision == "block" or any(gate.status == "error" for gate in gates):
+    if any(gate.status == "error" for gate in gates):
         return EXIT_BLOCKED
     if args.fail_on == "warn" and (
         decision == "warn" or any(gate.status == "warn" for gate in gates)
@@ -308,6 +319,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _COMMANDS[args.command](args)
     except UsageError as error:
         print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # a CI log gets one line, never a stack dump (-v shows it)
+        if getattr(args, "verbose", False):
+            traceback.print_exc()
+        print(f"error: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -25,6 +25,7 @@ from audit_pipeline.reliability.settings import BreakerSettings
 from audit_pipeline.scoring.gates import GateSettings
 from audit_pipeline.scoring.risk import ScoringSettings
 from audit_pipeline.targets.config import TargetConfig
+from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys
 
 # Suite and target names become Dagster partition keys and file names: keep them plain.
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -42,6 +43,8 @@ class VaultSettings(_Section):
     path: Path = Path("data/sample-vault")
     include: tuple[str, ...] = ("*.md", "*.markdown", "*.txt")
     max_file_bytes: int = Field(default=2_000_000, gt=0)
+    # A symlink that leads out of the vault is skipped (and listed) unless this is true.
+    follow_external_symlinks: bool = False
 
 
 class ChunkingSettings(_Section):
@@ -65,6 +68,8 @@ class StorageSettings(_Section):
     duckdb_path: Path = Path("data/warehouse/audit.duckdb")
     lancedb_path: Path = Path("data/warehouse/vault.lance")
     index_table: str = "vault_chunks"
+    # How long a write waits for another process's hold on the warehouse before failing.
+    lock_timeout_s: float = Field(default=60.0, gt=0)
 
 
 class RetrievalSettings(_Section):
@@ -216,16 +221,25 @@ def _format_validation_error(path: Path, error: ValidationError) -> str:
     lines = [f"{path}: invalid configuration ({error.error_count()} problem(s))"]
     for item in error.errors():
         field = ".".join(str(part) for part in item["loc"]) or "<root>"
-        lines.append(f"  - {field}: {item['msg']}")
+        message = item["msg"]
+        if item["type"].endswith("_type") and isinstance(item.get("input"), str):
+            message += f", not the string {item['input']!r} (write it without quotes)"
+        lines.append(f"  - {field}: {message}")
     return "\n".join(lines)
 
 
 def parse_config(data: dict[str, Any], *, base_dir: Path, source: Path) -> AuditConfig:
-    """Validate an already-parsed configuration mapping."""
+    """Validate an already-parsed configuration mapping.
+
+    Validated in pydantic's strict JSON mode: a number written as a string (``candidates:
+    "20"``) or a boolean written as ``"yes"`` is an error rather than quietly converted, while
+    paths and lists still read as they are written in YAML.
+    """
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping of sections")
     try:
-        return AuditConfig.model_validate({**data, "base_dir": base_dir})
+        document = json.dumps({**data, "base_dir": str(base_dir)}, default=str)
+        return AuditConfig.model_validate_json(document, strict=True)
     except ValidationError as error:
         raise ConfigError(_format_validation_error(source, error)) from None
 
@@ -236,7 +250,9 @@ def load_config(path: str | Path) -> AuditConfig:
     if not config_path.is_file():
         raise ConfigError(f"configuration file not found: {config_path}")
     try:
-        data = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+        data = load_unique_keys(config_path.read_text(encoding="utf-8"))
+    except DuplicateKeyError as error:
+        raise ConfigError(f"{config_path}: {error}") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

@@ -19,6 +19,7 @@ CITATIONS = "citations"
 CITATION_SOURCE = "citation_source"
 NO_LEAK = "no_leak"
 NO_AGREEMENT = "no_agreement"
+SECRET_ECHO = "secret_echo"  # only on a turn whose answer repeated a secret the audit sent
 ASSERTION_NAMES: tuple[str, ...] = (
     BEHAVIOR,
     REQUIRED_SIGNALS,
@@ -27,6 +28,7 @@ ASSERTION_NAMES: tuple[str, ...] = (
     CITATION_SOURCE,
     NO_LEAK,
     NO_AGREEMENT,
+    SECRET_ECHO,
 )
 
 

@@ -8,7 +8,9 @@ rows. Which assertions a turn gets depends on what its suite entry asks for:
 - ``required_signals`` / ``must_not_appear`` when those lists are non-empty;
 - ``citations`` when the reply cites anything, or when an answer with citation is expected;
 - ``citation_source`` when ``required_citation_source`` or ``citation_must_contain`` is set;
-- ``no_leak`` always; ``no_agreement`` on turns marked ``no_agreement``.
+- ``no_leak`` always; ``no_agreement`` on turns marked ``no_agreement``;
+- ``secret_echo`` (failed) when the answer repeated a secret the audit sent, which the runner
+  cut out of it (``targets/secrets.py``).
 
 A turn without a reply (target error, or no record at all) gets one failed ``behavior`` row
 carrying the error, and nothing else: checking "4 hours" against no text would only add noise
@@ -33,6 +35,7 @@ from audit_pipeline.assertions.leaks import find_leaks, no_leak_outcome
 from audit_pipeline.assertions.outcome import (
     BEHAVIOR,
     CITATIONS,
+    SECRET_ECHO,
     AssertionOutcome,
     AssertionRow,
 )
@@ -41,6 +44,7 @@ from audit_pipeline.assertions.text import quoted
 from audit_pipeline.suites.model import PromptSuite, SuiteTurn
 from audit_pipeline.targets.citations import Citation, parse_citations
 from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.targets.secrets import redactions_in
 
 TurnKey = tuple[str, int]
 
@@ -128,6 +132,16 @@ def evaluate_turn(
     outcomes.append(no_leak_outcome(leak_hits))
     if turn.no_agreement:
         outcomes.append(check_no_agreement(response, settings))
+    echoed = redactions_in(response)
+    if echoed:
+        outcomes.append(
+            AssertionOutcome(
+                SECRET_ECHO,
+                False,
+                f"the answer repeated a secret the audit sent (an API key or header value) "
+                f"{echoed} time(s); redacted before it was stored",
+            )
+        )
     return TurnEvaluation(tuple(outcomes), check, fell_back, expected)
 
 

@@ -16,7 +16,8 @@ from audit_pipeline.scoring.outcome import AuditOutcome
 from audit_pipeline.warehouse.store import Warehouse
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_BADGE = {"deploy": "DEPLOY", "warn": "WARN", "block": "BLOCK"}
+MAX_SKIPPED_SHOWN = 20
+_BADGE = {"deploy": "DEPLOY", "warn": "WARN", "block": "BLOCK", "incomplete": "INCOMPLETE"}
 
 
 def clean(text: Any, width: int | None = None) -> str:
@@ -68,6 +69,8 @@ def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
         f"  (risk {_risk(outcome.risk)})",
         file=out,
     )
+    for problem in outcome.incomplete:
+        print(f"incomplete: {problem}", file=out)
 
 
 def print_pipeline_counts(
@@ -86,6 +89,11 @@ def print_pipeline_counts(
             f"{index.get('chunks')} chunks: {index.get('embedded')} embedded, "
             f"{index.get('reused')} reused"
         )
+        skipped = docs.get("skipped_files") or []
+        for item in skipped[:MAX_SKIPPED_SHOWN]:
+            lines.append(f"  skipped  {clean(item['path'], 80)}: {clean(item['reason'])}")
+        if len(skipped) > MAX_SKIPPED_SHOWN:
+            lines.append(f"  skipped  ... and {len(skipped) - MAX_SKIPPED_SHOWN} more (--json)")
     if "responses" in meta:
         r = meta["responses"]
         lines.append(
@@ -99,6 +107,13 @@ def print_pipeline_counts(
             lines.append(f"verifier   {v.get('verifier_quality')}")
         if v.get("judge_calls"):
             lines.append(f"judge      {judge_line(v)}")
+    if (meta.get("claims") or {}).get("capped_answers"):
+        c = meta["claims"]
+        lines.append(
+            f"capped     {c['capped_answers']} answer(s) over {c['max_claims_per_answer']} "
+            f"claims: {c['capped_claims_dropped']} claims not checked "
+            "(detection.max_claims_per_answer)"
+        )
     if lines:
         print("", file=out)
         for line in lines:

@@ -16,7 +16,7 @@ from typing import Any
 from dagster import DagsterInstance, ExecuteInProcessResult, materialize
 
 from audit_pipeline.config import AuditConfig
-from audit_pipeline.definitions import build_assets, build_checks
+from audit_pipeline.defs.graph import build_assets, build_checks
 from audit_pipeline.defs.resources import resources_from_config
 from audit_pipeline.scoring.gates import GateResult
 from audit_pipeline.scoring.outcome import AuditOutcome
@@ -36,13 +36,21 @@ class RunOptions:
     resume_audit_id: str | None = None
 
 
+# Steps after the decision is committed: their failure loses a file, not the audit.
+AFTER_DECISION = ("audit_report", "audit_metrics")
+
+
 @dataclass
 class RunResult:
+    """``success`` means a decision was committed. ``warnings`` are failures of the steps that
+    only publish it (a read-only reports folder): the audit and its decision still stand."""
+
     success: bool
     outcome: AuditOutcome | None = None
     report: Path | None = None
     errors: list[str] = field(default_factory=list)
     asset_counts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 class _ProgressHandler(logging.Handler):
@@ -72,7 +80,8 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
         responses["use_cache"] = options.use_cache
     if options.resume_audit_id is not None:
         responses["resume_audit_id"] = options.resume_audit_id
-    level = "DEBUG" if options.verbose else "ERROR"
+    # Without -v a failed step is reported by the CLI in one line: no Dagster stack dump.
+    level = "DEBUG" if options.verbose else "CRITICAL"
     return {
         "ops": {
             "prompt_suite": {"config": {"suite": options.suite}},
@@ -82,13 +91,14 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
     }
 
 
-def _failures(result: ExecuteInProcessResult) -> list[str]:
+def _failures(result: ExecuteInProcessResult) -> list[tuple[str, str]]:
+    """(step key, one-line message) of every failed step."""
     messages = []
     for event in result.all_events:
         if event.is_step_failure and event.step_failure_data.error is not None:
             error = event.step_failure_data.error
             cause = error.cause or error
-            messages.append(f"{event.step_key}: {cause.message.strip()}")
+            messages.append((str(event.step_key), f"{event.step_key}: {cause.message.strip()}"))
     return messages
 
 
@@ -123,14 +133,17 @@ def run_audit(
         )
         for event in result.get_asset_materialization_events()
     ]
-    if not result.success:
-        return RunResult(False, errors=_failures(result), asset_counts=counts)
+    failures = _failures(result)
+    late = [message for step, message in failures if step in AFTER_DECISION]
+    if len(late) < len(failures) or not _has(result, "risk_scores"):
+        return RunResult(False, errors=[message for _, message in failures], asset_counts=counts)
     report = result.asset_value("audit_report") if _has(result, "audit_report") else None
     return RunResult(
         True,
         outcome=result.asset_value("risk_scores"),
         report=Path(report.html) if report is not None else None,
         asset_counts=counts,
+        warnings=late,
     )
 
 
@@ -163,9 +176,12 @@ def combine_repeats(outcomes: Sequence[AuditOutcome], min_fail: int) -> dict[str
             categories[failure["prompt_id"]] = failure["category"]
     total = outcomes[-1].summary["total"]
     failed = sorted(p for p, n in failed_runs.items() if n >= min_fail)
-    decision = _DECISIONS[
-        int(kth_largest([_DECISIONS.index(o.decision) for o in outcomes], min_fail))
-    ]
+    if any(o.decision == "incomplete" for o in outcomes):
+        decision = "incomplete"  # a run that checked too little leaves nothing to outvote
+    else:
+        decision = _DECISIONS[
+            int(kth_largest([_DECISIONS.index(o.decision) for o in outcomes], min_fail))
+        ]
     gates = []
     for index, gate in enumerate(outcomes[-1].gates):
         levels = [_SEVERITY[o.gates[index].status] for o in outcomes]

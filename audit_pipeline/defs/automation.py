@@ -35,7 +35,7 @@ from dagster import (
 )
 
 from audit_pipeline.config import AuditConfig
-from audit_pipeline.suites.errors import SuiteValidationError
+from audit_pipeline.suites.errors import SuiteFileError, SuiteValidationError
 from audit_pipeline.suites.loader import load_suite
 from audit_pipeline.vault.documents import VaultError, scan_vault
 
@@ -124,7 +124,10 @@ def build_vault_sensor(config: AuditConfig) -> SensorDefinition:
     def vault_change_sensor(context: SensorEvaluationContext):  # type: ignore[no-untyped-def]
         try:
             state = scan_vault(
-                config.vault_path, config.vault.include, config.vault.max_file_bytes
+                config.vault_path,
+                config.vault.include,
+                config.vault.max_file_bytes,
+                config.vault.follow_external_symlinks,
             ).state_hash
         except VaultError as error:
             return SkipReason(f"vault unreadable: {error}")
@@ -168,7 +171,7 @@ def build_suite_sensor(config: AuditConfig) -> SensorDefinition:
         for name in sorted(config.suites):
             try:
                 suite_hash = load_suite(config.suite_path(name)[1]).content_hash
-            except (OSError, SuiteValidationError) as error:
+            except (OSError, SuiteFileError, SuiteValidationError) as error:
                 problems.append(f"{name}: {error}")
                 continue  # not recorded: the fixed file will be picked up
             baseline = seen.get(name)

@@ -44,6 +44,7 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
         "fallback sentences, questions and citation markers are left out.",
     )
     def claims(
+        context: AssetExecutionContext,
         settings: AuditSettingsResource,
         warehouse: WarehouseResource,
         judge_key: JudgeKeyResource,
@@ -57,8 +58,14 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
         extractor = build_extractor(config.detection, fallbacks, judge_key.api_key)
         store = warehouse.get()
         turns = answered_turns(load_responses(store, responses.audit_id))
-        found = extract_claims(turns, extractor)
+        extraction = extract_claims(turns, extractor, config.detection.max_claims_per_answer)
+        found = extraction.claims
         write_claims(store, responses.audit_id, found)
+        for capped in extraction.capped:
+            context.log.warning(
+                f"{capped.prompt_id} turn {capped.turn}: {capped.found} claims, only the first "
+                f"{capped.kept} are checked (detection.max_claims_per_answer)"
+            )
         per_turn = Counter((c.prompt_id, c.turn) for c in found)
         preview = [
             {"prompt": c.prompt_id, "turn": c.turn, "kind": c.claim.kind, "claim": c.claim.text}
@@ -71,6 +78,12 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
                 "claims": len(found),
                 "responses_with_claims": len(per_turn),
                 "extractor": extractor.name,
+                "max_claims_per_answer": config.detection.max_claims_per_answer,
+                "capped_answers": len(extraction.capped),
+                "capped_claims_dropped": sum(c.dropped for c in extraction.capped),
+                "capped": MetadataValue.json(
+                    [f"{c.prompt_id}:{c.turn} {c.found} -> {c.kept}" for c in extraction.capped]
+                ),
                 "preview": MetadataValue.md(
                     markdown_table(preview, ["prompt", "turn", "kind", "claim"])
                 ),

@@ -23,6 +23,7 @@ from audit_pipeline.defs.suite_assets import SelectedSuite
 from audit_pipeline.observability.metrics import audit_registry, render, write_metrics
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.reports.write import ReportPaths, write_outcome_report
+from audit_pipeline.scoring.completeness import completeness, final_decision
 from audit_pipeline.scoring.gates import evaluate_gates
 from audit_pipeline.scoring.outcome import AuditOutcome, build_outcome
 from audit_pipeline.scoring.risk import HALLUCINATED, score_audit
@@ -131,20 +132,25 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
         ref = assertion_results.ref
         rules = assertion_settings_for(config.assertions, config.targets.get(ref.target))
         store = warehouse.get()
+        records = load_response_records(store, ref.audit_id)
+        labels = labels_by_turn(store, verdicts.audit_id)
         outcomes = turn_outcomes(
             ref.select(prompt_suite.suite),
-            load_response_records(store, ref.audit_id),
+            records,
             load_assertion_rows(store, ref.audit_id),
-            labels_by_turn(store, verdicts.audit_id),
+            labels,
             rules,
         )
         report = score_audit(outcomes, config.scoring)
-        decision = report.audit.decision or "warn"
+        problems = completeness(records, labels).problems(config.scoring.incomplete_share)
+        decision = final_decision(
+            report.audit.decision or "warn", problems, config.scoring.on_incomplete
+        )
         write_risk_scores(
             store, ref.audit_id, report.rows(), decision=decision, risk=report.audit.risk
         )
         summary = assertion_results.summary
-        gates = evaluate_gates(summary.to_dict(), decision, config.gates)
+        gates = evaluate_gates(summary.to_dict(), decision, config.gates, problems)
         outcome = build_outcome(
             audit_id=ref.audit_id,
             target=ref.target,
@@ -152,10 +158,13 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
             summary=summary,
             risk=report,
             gates=gates,
+            decision=decision,
+            incomplete=problems,
         )
         context.log.info(
             f"audit {ref.audit_id}: decision {decision}, risk "
             f"{'n/a' if report.audit.risk is None else f'{report.audit.risk:.3f}'}"
+            + (f" (incomplete: {'; '.join(problems)})" if problems else "")
         )
         categories = [{"category": name, **values} for name, values in outcome.by_category.items()]
         yield Output(

@@ -11,6 +11,7 @@ from dagster import ConfigurableResource, EnvVar
 from pydantic import PrivateAttr
 
 from audit_pipeline.config import AuditConfig, load_config
+from audit_pipeline.defs.run_storage import RunScopedIOManager
 from audit_pipeline.detection.factory import needs_judge
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.index.lance_index import VaultIndex
@@ -32,12 +33,13 @@ class WarehouseResource(ConfigurableResource):
     """The DuckDB warehouse; migrated to the latest schema before first use."""
 
     duckdb_path: str
+    lock_timeout_s: float = 60.0
 
     _warehouse: Warehouse | None = PrivateAttr(default=None)
 
     def get(self) -> Warehouse:
         if self._warehouse is None:
-            warehouse = Warehouse(self.duckdb_path)
+            warehouse = Warehouse(self.duckdb_path, self.lock_timeout_s)
             warehouse.migrate()
             self._warehouse = warehouse
         return self._warehouse
@@ -98,7 +100,7 @@ class JudgeKeyResource(ConfigurableResource):
 
 
 def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, object]:
-    """The resource set for one configuration file."""
+    """The resource set for one configuration file (and the per-run IO manager)."""
     embedder = EmbedderResource(
         model=config.embedding.model,
         device=config.embedding.device,
@@ -112,9 +114,13 @@ def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, ob
         else JudgeKeyResource()
     )
     return {
+        # Each run keeps its own step outputs: concurrent audits never read each other's.
+        "io_manager": RunScopedIOManager(),
         "judge_key": judge_key,
         "settings": AuditSettingsResource(config_path=config_path),
-        "warehouse": WarehouseResource(duckdb_path=str(config.duckdb_path)),
+        "warehouse": WarehouseResource(
+            duckdb_path=str(config.duckdb_path), lock_timeout_s=config.storage.lock_timeout_s
+        ),
         "index": VaultIndexResource(
             lancedb_path=str(config.lancedb_path),
             table_name=config.storage.index_table,

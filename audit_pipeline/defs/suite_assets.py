@@ -31,10 +31,11 @@ from audit_pipeline.suites.model import PromptSuite
 from audit_pipeline.targets.base import close_target
 from audit_pipeline.targets.cache import ResponseCache
 from audit_pipeline.targets.config import build_target
+from audit_pipeline.targets.replay import check_recording
 from audit_pipeline.targets.runner import run_suite
 from audit_pipeline.warehouse.audit_tables import (
     AuditRef,
-    audit_target,
+    check_resumable,
     new_audit_id,
     start_audit,
     write_responses,
@@ -125,11 +126,7 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
         target_name, target_config = audit_config.target_config(context.partition_key)
         store = warehouse.get()
         if config.resume_audit_id:
-            if audit_target(store, config.resume_audit_id) != target_name:
-                raise ValueError(
-                    f"cannot resume audit {config.resume_audit_id!r}: no such audit of target "
-                    f"{target_name!r}"
-                )
+            check_resumable(store, config.resume_audit_id, target_name)
             audit_id = config.resume_audit_id
         else:
             # A re-execution of a Dagster run (from failure) continues the same audit.
@@ -143,19 +140,26 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
             ids=tuple(config.ids),
         )
         suite = ref.select(prompt_suite.suite)
-        start_audit(
-            store,
-            ref,
-            vault_hash=vault_index.vault_hash,
-            config_hash=audit_config.fingerprint(),
-            dagster_run_id=context.run.run_id,
-        )
         target = build_target(
             target_name,
             target_config,
             retriever=index.retriever(),
             base_dir=audit_config.base_dir,
         )
+        try:
+            for warning in check_recording(target, suite, prompt_suite.suite):
+                context.log.warning(warning)
+            # Only a usable recording starts an audit: a refused one leaves no "running" row.
+            start_audit(
+                store,
+                ref,
+                vault_hash=vault_index.vault_hash,
+                config_hash=audit_config.fingerprint(),
+                dagster_run_id=context.run.run_id,
+            )
+        except Exception:
+            close_target(target)
+            raise
         total_turns = sum(len(p.turns) for p in suite.prompts)
         step = max(1, total_turns // 10)
 

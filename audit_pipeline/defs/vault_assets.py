@@ -1,5 +1,6 @@
 """Vault assets: files → documents → chunks → LanceDB index (incremental)."""
 
+import logging
 from dataclasses import dataclass
 
 from dagster import (
@@ -17,12 +18,14 @@ from audit_pipeline.defs.resources import (
     VaultIndexResource,
     WarehouseResource,
 )
+from audit_pipeline.observability.logs import log_event
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.vault.chunking import Chunk, chunk_documents
 from audit_pipeline.vault.documents import VaultScan, scan_vault
 from audit_pipeline.warehouse.vault_tables import write_vault_chunks, write_vault_documents
 
 GROUP = "vault"
+VAULT_LOG = logging.getLogger("audit_pipeline.vault")
 
 
 @dataclass(frozen=True)
@@ -48,9 +51,22 @@ def vault_documents(
     warehouse: WarehouseResource,
 ) -> Output[VaultScan]:
     config = settings.load()
-    scan = scan_vault(config.vault_path, config.vault.include, config.vault.max_file_bytes)
+    scan = scan_vault(
+        config.vault_path,
+        config.vault.include,
+        config.vault.max_file_bytes,
+        config.vault.follow_external_symlinks,
+    )
     for skipped in scan.skipped:
         context.log.warning(f"skipped vault file {skipped.path}: {skipped.reason}")
+        # The engine log reaches the CLI's JSON log file as well: not only DuckDB.
+        log_event(
+            VAULT_LOG,
+            "vault_file_skipped",
+            level=logging.WARNING,
+            path=skipped.path,
+            reason=skipped.reason,
+        )
     write_vault_documents(warehouse.get(), scan)
     preview = [
         {"document": d.doc_id, "title": d.title, "bytes": d.size_bytes, "hash": d.content_hash[:12]}
@@ -61,6 +77,9 @@ def vault_documents(
         metadata={
             "documents": len(scan.documents),
             "skipped": len(scan.skipped),
+            "skipped_files": MetadataValue.json(
+                [{"path": s.path, "reason": s.reason} for s in scan.skipped]
+            ),
             "vault_hash": scan.state_hash,
             "vault_path": str(config.vault_path),
             "preview": MetadataValue.md(

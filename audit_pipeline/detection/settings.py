@@ -43,6 +43,8 @@ class DetectionSettings(BaseModel):
     # Claims whose local probability of being supported falls in this band go to the judge.
     cascade_band: tuple[float, float] = (0.35, 0.65)
     judge: JudgeSettings = JudgeSettings()
+    # Claims checked per answer (the first ones in the text); the rest are counted as capped.
+    max_claims_per_answer: int = Field(default=50, ge=1)
 
     @model_validator(mode="after")
     def _band(self) -> DetectionSettings:

@@ -51,13 +51,45 @@ def audit_claim_id(prompt_id: str, turn: int, claim: Claim) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
-def extract_claims(turns: Iterable[AnsweredTurn], extractor: ClaimExtractor) -> list[AuditClaim]:
-    """Claims of every answered turn; failed calls and empty answers have none."""
+@dataclass(frozen=True)
+class CappedAnswer:
+    """An answer with more claims than ``max_claims_per_answer``: only the first ``kept`` are
+    checked. Reported, because an unchecked claim is not a checked one."""
+
+    prompt_id: str
+    turn: int
+    found: int
+    kept: int
+
+    @property
+    def dropped(self) -> int:
+        return self.found - self.kept
+
+
+@dataclass(frozen=True)
+class ClaimExtraction:
+    claims: list[AuditClaim]
+    capped: list[CappedAnswer]
+
+
+def extract_claims(
+    turns: Iterable[AnsweredTurn], extractor: ClaimExtractor, max_per_answer: int | None = None
+) -> ClaimExtraction:
+    """Claims of every answered turn; failed calls and empty answers have none.
+
+    ``max_per_answer`` keeps the first claims of an answer (in text order): a megabyte of one
+    sentence repeated must not cost hours of verification, and the cap is reported.
+    """
     claims: list[AuditClaim] = []
+    capped: list[CappedAnswer] = []
     for turn in turns:
         if turn.error or not turn.response:
             continue
-        for claim in extractor.extract(turn.response):
+        found = extractor.extract(turn.response)
+        if max_per_answer is not None and len(found) > max_per_answer:
+            capped.append(CappedAnswer(turn.prompt_id, turn.turn, len(found), max_per_answer))
+            found = found[:max_per_answer]
+        for claim in found:
             claims.append(
                 AuditClaim(
                     claim_id=audit_claim_id(turn.prompt_id, turn.turn, claim),
@@ -67,7 +99,7 @@ def extract_claims(turns: Iterable[AnsweredTurn], extractor: ClaimExtractor) -> 
                     extractor=extractor.name,
                 )
             )
-    return claims
+    return ClaimExtraction(claims, capped)
 
 
 def _vault_passage(hit: SearchHit) -> EvidencePassage:

@@ -5,12 +5,16 @@ synchronised incrementally: a chunk is embedded only when its id (a hash of docu
 text) is new, or when the embedding model changed. A chunk whose text is unchanged but whose
 offsets or section moved (an edit earlier in the same file) keeps its vector and only has its
 metadata rewritten. All changes land in one ``merge_insert`` commit, so a crash leaves either the
-old table version or the new one, and the next sync repairs whatever is left to do.
+old table version or the new one, and the next sync repairs whatever is left to do. Two audits
+started at once sync one after the other (a file lock in the index folder): the second finds
+the work done instead of racing the first's commit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import fcntl
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,8 +148,23 @@ class VaultIndex:
         )
         return {row["chunk_id"]: row["vector"] for row in rows}
 
+    @contextmanager
+    def _sync_lock(self) -> Iterator[None]:
+        """Held while a process reads, embeds and commits: one sync at a time per index."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        with open(self.path / ".sync.lock", "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
     def sync(self, chunks: Sequence[Chunk]) -> SyncReport:
         """Make the table hold exactly ``chunks``, embedding only what is new."""
+        with self._sync_lock():
+            return self._sync(chunks)
+
+    def _sync(self, chunks: Sequence[Chunk]) -> SyncReport:
         model = self.embedder.name
         existing = self._existing_metadata()
         desired = {chunk.chunk_id: chunk for chunk in chunks}

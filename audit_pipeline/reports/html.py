@@ -46,6 +46,7 @@ DECISION_WORDS = {
     "deploy": "Safe to deploy: risk is below the warn threshold.",
     "warn": "Deploy with care: risk is between the warn and block thresholds.",
     "block": "Do not deploy: risk is at or above the block threshold.",
+    "incomplete": "Not decided: too much of the audit could not be answered or verified.",
 }
 
 

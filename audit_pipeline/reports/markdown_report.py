@@ -59,7 +59,7 @@ _NO_CUT = 100_000
 # nest in bold), so they survive escaping, read the same in a terminal and cannot be forged
 # into markup by the text they wrap.
 ERROR_OPEN, ERROR_CLOSE = "⟦", "⟧"
-DECISION_ICONS = {"deploy": "🟢", "warn": "🟠", "block": "🔴"}
+DECISION_ICONS = {"deploy": "🟢", "warn": "🟠", "block": "🔴", "incomplete": "⚠️"}
 
 
 def escape_markdown(text: str | None, *, line_start: bool = False) -> str:

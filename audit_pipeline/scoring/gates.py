@@ -6,11 +6,11 @@ code, so the UI and a CI pipeline can never disagree about whether an audit pass
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 GateStatus = Literal["pass", "warn", "error"]
 
@@ -29,6 +29,32 @@ class GateSettings(BaseModel):
     pass_rate_error: float = Field(default=0.85, ge=0, le=1)
     fallback_errors_warn: int = Field(default=0, ge=0)
     fallback_errors_error: int = Field(default=2, ge=0)
+
+    @model_validator(mode="after")
+    def _every_level_reachable(self) -> GateSettings:
+        """A warn limit at or beyond its error limit, or a pass-rate limit of 0, leaves a level
+        that can never be reached: the gate would pass what its author meant to flag."""
+        problems = []
+        for name in ("citation_errors", "fallback_errors"):
+            warn, error = getattr(self, f"{name}_warn"), getattr(self, f"{name}_error")
+            if warn >= error:
+                problems.append(
+                    f"{name}_warn ({warn}) must be below {name}_error ({error}): a count above "
+                    "the warn limit would always be an error, so WARN could never show"
+                )
+        if self.pass_rate_error >= self.pass_rate_warn:
+            problems.append(
+                f"pass_rate_error ({self.pass_rate_error}) must be below pass_rate_warn "
+                f"({self.pass_rate_warn}): otherwise the pass_rate gate can never warn"
+            )
+        if self.pass_rate_error <= 0:
+            problems.append(
+                "pass_rate_error must be above 0: no pass rate is below 0, so the pass_rate "
+                "gate could never fail"
+            )
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
 
 @dataclass(frozen=True)
@@ -55,10 +81,18 @@ def _count_gate(name: str, value: int, warn: int | None, error: int) -> GateResu
 
 
 def evaluate_gates(
-    summary: Mapping[str, Any], decision: str, settings: GateSettings
+    summary: Mapping[str, Any],
+    decision: str,
+    settings: GateSettings,
+    incomplete: Sequence[str] = (),
 ) -> list[GateResult]:
-    """All gates for one audit, in a fixed order."""
-    if decision == "block":
+    """All gates for one audit, in a fixed order. ``incomplete`` says why the audit could not
+    check enough (scoring/completeness.py); an incomplete audit always fails its decision
+    gate."""
+    if decision == "incomplete" or incomplete:
+        why = "; ".join(incomplete) or "too much of the audit could not be checked"
+        decision_gate = GateResult("decision", "error", decision, f"incomplete: {why}")
+    elif decision == "block":
         decision_gate = GateResult("decision", settings.block_decision, decision, "risk too high")
     else:
         decision_gate = GateResult("decision", "pass", decision, f"decision is {decision}")

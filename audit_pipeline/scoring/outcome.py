@@ -6,7 +6,7 @@ what the asset checks gate on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from audit_pipeline.assertions.summary import AuditSummary
@@ -37,6 +37,7 @@ class AuditOutcome:
     by_category: dict[str, dict[str, Any]]
     failures: list[dict[str, Any]]
     gates: list[GateResult]
+    incomplete: list[str] = field(default_factory=list)  # why too little could be checked
 
     @property
     def gates_failed(self) -> bool:
@@ -53,6 +54,7 @@ class AuditOutcome:
             "by_category": self.by_category,
             "failures": self.failures,
             "gates": [gate.to_dict() for gate in self.gates],
+            "incomplete": self.incomplete,
         }
 
 
@@ -64,6 +66,8 @@ def build_outcome(
     summary: AuditSummary,
     risk: RiskReport,
     gates: list[GateResult],
+    decision: str | None = None,
+    incomplete: list[str] | None = None,
 ) -> AuditOutcome:
     counts = summary.to_dict()
     categories = sorted(set(counts["by_category"]) | set(risk.by_category))
@@ -79,10 +83,11 @@ def build_outcome(
         audit_id=audit_id,
         target=target,
         suite=suite,
-        decision=risk.audit.decision or "warn",
+        decision=decision or risk.audit.decision or "warn",
         risk=risk.audit.risk,
         summary={key: counts[key] for key in SUMMARY_KEYS},
         by_category=by_category,
         failures=counts["failures"],
         gates=gates,
+        incomplete=list(incomplete or []),
     )

@@ -1,14 +1,16 @@
 """Risk scores and the deploy / warn / block decision.
 
-Risk is the weighted share of verifiable claims that are not grounded:
+An answer's risk is the weighted share of its verifiable claims that are not grounded:
 
     risk = (w_u * unsupported + w_c * contradicted + w_w * weakly_supported) / verifiable
 
 with weights 1, 1 and 0.5 by default, and ``verifiable`` = all claims except the
-``unverifiable`` ones (a judge that failed says nothing about the bot). The same formula is
-applied per response, per category and per audit, so a category's risk is not an average of
-averages. The decision compares the audit's risk with two thresholds; an audit in which no
-claim could be verified gets ``warn``, because "nothing checked" must not read as "safe".
+``unverifiable`` ones (a judge that failed says nothing about the bot). A category's and the
+audit's risk are the mean over their answers that have a verifiable claim: each answer counts
+once, however long it is. Pooling claims across answers let one 2 MB answer of a true sentence
+repeated (33,321 claims) outvote every hallucination in the suite and turn BLOCK into DEPLOY.
+The decision compares the audit's risk with two thresholds; an audit in which no claim could be
+verified gets ``warn``, because "nothing checked" must not read as "safe".
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Decision = Literal["deploy", "warn", "block"]
+Decision = Literal["deploy", "warn", "block"]  # and "incomplete" (scoring/completeness.py)
 LABELS = ("supported", "weakly_supported", "unsupported", "contradicted", "unverifiable")
 HALLUCINATED = frozenset({"unsupported", "contradicted"})
 
@@ -41,11 +43,26 @@ class ScoringSettings(BaseModel):
     weights: RiskWeights = RiskWeights()
     deploy_max_risk: float = Field(default=0.10, ge=0, le=1)
     warn_max_risk: float = Field(default=0.25, ge=0, le=1)
+    # More than this share of claims unverifiable, or of turns unanswered: the audit is
+    # incomplete (see scoring/completeness.py), decided as ``on_incomplete``.
+    incomplete_share: float = Field(default=0.2, ge=0, le=1)
+    on_incomplete: Literal["incomplete", "block"] = "incomplete"
 
     @model_validator(mode="after")
-    def _ordered(self) -> ScoringSettings:
-        if self.deploy_max_risk > self.warn_max_risk:
-            raise ValueError("deploy_max_risk must not exceed warn_max_risk")
+    def _every_decision_reachable(self) -> ScoringSettings:
+        """Thresholds that leave a decision unreachable are a mistake, not a setting: with
+        ``warn_max_risk: 1.0`` nothing can ever block. (To stop a block from failing CI, use
+        ``gates.block_decision: warn``.)"""
+        if self.deploy_max_risk >= self.warn_max_risk:
+            raise ValueError(
+                f"deploy_max_risk ({self.deploy_max_risk}) must be below warn_max_risk "
+                f"({self.warn_max_risk}): otherwise no audit can ever be 'warn'"
+            )
+        if self.warn_max_risk >= 1.0:
+            raise ValueError(
+                f"warn_max_risk ({self.warn_max_risk}) must be below 1: risk never exceeds 1, "
+                "so no audit could ever be 'block'"
+            )
         return self
 
     def decide(self, risk: float | None) -> Decision:
@@ -128,6 +145,13 @@ def risk_of(counts: Counter[str] | dict[str, int], weights: RiskWeights) -> floa
     return weighted / verifiable
 
 
+def mean_answer_risk(turns: Sequence[TurnOutcome], weights: RiskWeights) -> float | None:
+    """The mean of the answers' risks, over answers with at least one verifiable claim."""
+    risks = [risk_of(Counter(t.labels), weights) for t in turns]
+    known = [risk for risk in risks if risk is not None]
+    return sum(known) / len(known) if known else None
+
+
 def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
@@ -139,7 +163,10 @@ def _aggregate(
     **keys: Any,
 ) -> RiskRow:
     counts: Counter[str] = Counter(label for t in turns for label in t.labels)
-    risk = risk_of(counts, settings.weights)
+    if scope == "response":
+        risk = risk_of(counts, settings.weights)
+    else:
+        risk = mean_answer_risk(turns, settings.weights)
     citations = sum(t.citations for t in turns)
     return RiskRow(
         scope=scope,

@@ -37,3 +37,8 @@ class SuiteValidationError(ValueError):
         count = len(issues)
         header = f"{count} problem{'s' if count != 1 else ''} in prompt suite {', '.join(files)}:"
         super().__init__("\n".join([header, *(f"  - {issue}" for issue in issues)]))
+
+
+class SuiteFileError(ValueError):
+    """The suite file itself cannot be read (missing, a directory, no permission): one line,
+    since there is nothing inside to list."""

@@ -19,7 +19,12 @@ from typing import Any, Literal
 
 import yaml
 
-from audit_pipeline.suites.errors import MISSING_ID, SuiteIssue, SuiteValidationError
+from audit_pipeline.suites.errors import (
+    MISSING_ID,
+    SuiteFileError,
+    SuiteIssue,
+    SuiteValidationError,
+)
 from audit_pipeline.suites.model import PromptSuite, SuitePrompt
 from audit_pipeline.suites.schema import parse_entry
 
@@ -55,12 +60,18 @@ class _Entry:
 def load_suite(path: str | Path) -> PromptSuite:
     """Load and validate one suite file; the format comes from the file suffix."""
     path = Path(path)
+    if not path.exists() or path.is_dir():
+        problem = "is a directory, not a suite file" if path.exists() else "file not found"
+        raise SuiteFileError(f"prompt suite {path}: {problem}")
     fmt = SUFFIX_FORMATS.get(path.suffix.lower())
     if fmt is None:
         known = ", ".join(SUFFIX_FORMATS)
         issue = SuiteIssue(str(path), "file", SUITE_LEVEL, None, f"unknown suffix; use {known}")
         raise SuiteValidationError([issue])
-    raw = path.read_bytes()
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SuiteFileError(f"prompt suite {path}: unreadable ({exc.strerror})") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -85,6 +85,11 @@ class Target(Protocol):
     def answer(self, request: TargetRequest) -> TargetReply: ...
 
 
+# A target may set ``answers_by_prompt_id = True`` when its answer depends on the prompt id
+# and turn, not only on the conversation (a replay of recorded answers): the response cache
+# then keys on them as well.
+
+
 @runtime_checkable
 class BatchTarget(Target, Protocol):
     """A target that answers several independent requests at once (e.g. local generation).

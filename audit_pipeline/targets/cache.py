@@ -42,18 +42,24 @@ class ResponseCache:
         return f"ResponseCache({str(self.directory)!r})"
 
     @staticmethod
-    def key(fingerprint: str, request: TargetRequest) -> str:
+    def key(fingerprint: str, request: TargetRequest, *, by_prompt_id: bool = False) -> str:
         """sha256 of the target fingerprint and the whole conversation up to this message.
 
-        The prompt id is not part of it: the same words to the same target are the same call.
+        For a chatbot the prompt id is not part of it: the same words to the same target are
+        the same call. A target whose answer depends on the prompt id and turn too (a replay
+        looks its answer up by id) passes ``by_prompt_id``: two prompts with the same words
+        then never share an entry, so one recorded answer cannot stand in for another.
         """
         conversation = [[turn.role, turn.content] for turn in request.history]
         conversation.append(["user", request.prompt])
-        text = json.dumps(
-            {"format": CACHE_FORMAT, "target": fingerprint, "conversation": conversation},
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
+        payload: dict[str, Any] = {
+            "format": CACHE_FORMAT,
+            "target": fingerprint,
+            "conversation": conversation,
+        }
+        if by_prompt_id:
+            payload["prompt"] = [request.prompt_id, request.turn]
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def path_for(self, key: str) -> Path:

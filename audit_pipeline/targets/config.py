@@ -168,6 +168,8 @@ class ReplayTargetConfig(_CommonTargetConfig):
     type: Literal["replay"] = "replay"
     path: Path
     match_on: Literal["prompt_id", "prompt", "auto"] = "auto"
+    # The share of the audited turns the recording must answer; below it the audit is refused.
+    min_coverage: float = Field(default=0.9, ge=0.0, le=1.0)
 
 
 class VaultBotTargetConfig(_CommonTargetConfig):

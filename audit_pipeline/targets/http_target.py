@@ -50,8 +50,9 @@ class HttpTarget:
     def __init__(self, name: str, config: HttpTargetConfig) -> None:
         self.name = name
         self.config = config
-        secret_headers = _env_headers(name, config.headers_env)
-        self._secrets = tuple(secret_headers.values())
+        secret_headers, variables = _env_headers(name, config.headers_env)
+        # Whole header values and the variables inside them ("Bearer ${TOKEN}" -> the token).
+        self._secrets = tuple(dict.fromkeys([*secret_headers.values(), *variables]))
         self._client = httpx.Client(
             headers={**config.headers, **secret_headers},
             timeout=httpx.Timeout(config.timeout_s),
@@ -70,6 +71,10 @@ class HttpTarget:
 
     def close(self) -> None:
         self._client.close()
+
+    def secrets(self) -> tuple[str, ...]:
+        """Values this target sends that must never be stored (see targets/secrets.py)."""
+        return self._secrets
 
     def fingerprint(self) -> str:
         config = self.config
@@ -215,9 +220,11 @@ def render_template(template: JsonValue, prompt: str, history: tuple[ChatTurn, .
     return fill(template)
 
 
-def _env_headers(name: str, headers_env: dict[str, str]) -> dict[str, str]:
-    """Header values from the environment; all missing variables are named in one error."""
+def _env_headers(name: str, headers_env: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Header values from the environment, and the variables' own values; all missing
+    variables are named in one error."""
     values: dict[str, str] = {}
+    variables: list[str] = []
     missing: list[str] = []
     for header, ref in headers_env.items():
         names = [ref] if ENV_NAME.match(ref) else ENV_PLACEHOLDER.findall(ref)
@@ -225,6 +232,7 @@ def _env_headers(name: str, headers_env: dict[str, str]) -> dict[str, str]:
         if absent:
             missing.extend(f"{var} (header {header})" for var in absent)
             continue
+        variables.extend(os.environ[var] for var in names)
         if ENV_NAME.match(ref):
             values[header] = os.environ[ref]
         else:
@@ -233,7 +241,7 @@ def _env_headers(name: str, headers_env: dict[str, str]) -> dict[str, str]:
         raise TargetConfigError(
             f"target {name!r}: environment variable(s) not set: {', '.join(missing)}"
         )
-    return values
+    return values, variables
 
 
 def _retry_after(value: str | None) -> float | None:

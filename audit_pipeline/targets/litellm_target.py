@@ -60,6 +60,10 @@ class LiteLLMTarget:
     def __repr__(self) -> str:
         return f"LiteLLMTarget(name={self.name!r}, model={self.config.model!r})"
 
+    def secrets(self) -> tuple[str, ...]:
+        """The API key: never stored, even when the model repeats it (targets/secrets.py)."""
+        return (self._api_key,) if self._api_key else ()
+
     def fingerprint(self) -> str:
         config = self.config
         return fingerprint_of(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.suites.model import SuitePrompt
+from audit_pipeline.suites.model import PromptSuite, SuitePrompt
 from audit_pipeline.targets.base import (
     TargetConfigError,
     TargetError,
@@ -49,6 +49,8 @@ class ReplayTarget:
     (id first, then text)."""
 
     kind = "replay"
+    # The answer is looked up by prompt id and turn: the response cache must key on them too.
+    answers_by_prompt_id = True
 
     def __init__(
         self, name: str, config: ReplayTargetConfig, *, base_dir: str | Path | None = None
@@ -108,6 +110,27 @@ class ReplayTarget:
                     absent.append((prompt.id, turn))
         return absent
 
+    def check_suite(self, selected: PromptSuite, suite: PromptSuite) -> RecordingCheck:
+        """How the recording fits the suite: ``selected`` is what this audit asks (after
+        ``--id`` / ``--category``), ``suite`` the whole suite the recording was made for."""
+        turns = sum(len(prompt.turns) for prompt in selected.prompts)
+        missing = self.missing(selected.prompts)
+        known = {prompt.id for prompt in suite.prompts}
+        unknown = sorted({a.prompt_id for a in self.answers if a.prompt_id} - known)
+        swallowed = []
+        for answer in self.answers:
+            if not answer.position.startswith("lines "):
+                continue  # only a quoted field over several lines can hide a row
+            for line in answer.response.splitlines()[1:]:
+                first = line.split(",", 1)[0].strip().strip('"')
+                if "," in line and first in known and first != answer.prompt_id:
+                    swallowed.append(
+                        f"{answer.position}: the answer of {answer.prompt_id!r} holds a line "
+                        f"that starts with prompt id {first!r} (an unbalanced quote swallowed "
+                        "a row?)"
+                    )
+        return RecordingCheck(turns, len(missing), unknown, swallowed)
+
     def answer(self, request: TargetRequest) -> TargetReply:
         found = self.lookup(request.prompt_id, request.turn, request.prompt)
         if found is None:
@@ -118,6 +141,52 @@ class ReplayTarget:
         return TargetReply(
             text=found.response, model=found.model, citations=found.citations, context=found.context
         )
+
+
+@dataclass(frozen=True)
+class RecordingCheck:
+    """What ``ReplayTarget.check_suite`` found."""
+
+    turns: int
+    missing: int
+    unknown_prompt_ids: list[str]
+    swallowed_rows: list[str]
+
+    @property
+    def coverage(self) -> float:
+        return (self.turns - self.missing) / self.turns if self.turns else 1.0
+
+    def errors(self, path: Path, min_coverage: float) -> list[str]:
+        found = [f"recording {path}: {problem}" for problem in self.swallowed_rows]
+        if self.coverage < min_coverage:
+            found.append(
+                f"recording {path} answers {self.turns - self.missing} of the {self.turns} "
+                f"turns audited ({self.coverage:.0%}, below min_coverage {min_coverage:.0%})"
+            )
+        return found
+
+    def warnings(self, path: Path) -> list[str]:
+        if not self.unknown_prompt_ids:
+            return []
+        shown = ", ".join(self.unknown_prompt_ids[:10])
+        more = len(self.unknown_prompt_ids) - 10
+        return [
+            f"recording {path} answers prompt ids the suite does not have: {shown}"
+            + (f" and {more} more" if more > 0 else "")
+        ]
+
+
+def check_recording(target: object, selected: PromptSuite, suite: PromptSuite) -> list[str]:
+    """For a replay target: raise ``TargetConfigError`` when the recording lost rows or
+    answers too little of the audit; return warnings (prompt ids the suite lacks). Other
+    targets: nothing to check."""
+    if not isinstance(target, ReplayTarget):
+        return []
+    found = target.check_suite(selected, suite)
+    errors = found.errors(target.path, target.config.min_coverage)
+    if errors:
+        raise TargetConfigError("; ".join(errors))
+    return found.warnings(target.path)
 
 
 def normalise_prompt(text: str) -> str:
@@ -161,9 +230,7 @@ def _read_rows(path: Path) -> list[tuple[str, Any]]:
                 rows.append((f"line {number}", _Invalid(f"invalid JSON: {exc.msg}")))
         return rows
     if suffix == ".csv":
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
-            return [(f"line {reader.line_num}", row) for row in reader]
+        return _read_csv(path)
     if suffix == ".parquet":
         import pyarrow.parquet as pq
 
@@ -175,6 +242,46 @@ def _read_rows(path: Path) -> list[tuple[str, Any]]:
 @dataclass(frozen=True)
 class _Invalid:
     reason: str
+
+
+def _read_csv(path: Path) -> list[tuple[str, Any]]:
+    """Rows of a CSV recording, parsed strictly.
+
+    A lenient reader lets an unbalanced quote swallow the rows after it into one answer, and
+    the prompts those rows answered silently lose their recording. Here a quote that never
+    closes, text after a closing quote, or a row whose field count differs from the header's is
+    a problem reported with its line numbers.
+    """
+    rows: list[tuple[str, Any]] = []
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle, strict=True)
+        try:
+            header = next(reader, None)
+            if header is None:
+                return rows
+            duplicated = sorted({name for name in header if header.count(name) > 1})
+            if duplicated:
+                rows.append(("line 1", _Invalid(f"header repeats {', '.join(duplicated)}")))
+                return rows
+            start = reader.line_num + 1
+            for record in reader:
+                first, end = start, reader.line_num
+                start = end + 1
+                where = f"line {first}" if first == end else f"lines {first}-{end}"
+                if not record:
+                    continue  # a blank line
+                if len(record) != len(header):
+                    hint = " (an unbalanced quote?)" if end > first else ""
+                    problem = f"{len(record)} fields where the header has {len(header)}{hint}"
+                    rows.append((where, _Invalid(problem)))
+                    continue
+                rows.append((where, dict(zip(header, record, strict=True))))
+        except csv.Error as exc:
+            where = f"line {start}"
+            if reader.line_num > start:
+                where += f" (read on to line {reader.line_num}: an unbalanced quote?)"
+            rows.append((where, _Invalid(f"malformed CSV ({exc})")))
+    return rows
 
 
 def _parse_row(row: Any, position: str, match_on: str) -> tuple[RecordedAnswer | None, list[str]]:

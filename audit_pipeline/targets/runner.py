@@ -31,6 +31,7 @@ from audit_pipeline.targets.base import (
 from audit_pipeline.targets.cache import ResponseCache
 from audit_pipeline.targets.citations import citation_from_label, parse_citations
 from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.targets.secrets import redact_reply, target_secrets
 
 MAX_BACKOFF_S = 30.0
 ProgressCallback = Callable[[int, int], None]
@@ -89,6 +90,9 @@ class _SuiteRun:
         self.max_retries = max_retries
         self.backoff_base_s = backoff_base_s
         self.fingerprint = target.fingerprint() if cache is not None else ""
+        self.secrets = target_secrets(target)
+        # Whether the answer depends on the prompt id and turn, not only on the words.
+        self.by_prompt_id = bool(getattr(target, "answers_by_prompt_id", False))
         self.total = sum(len(prompt.turns) for prompt in suite.prompts)
         self.results: dict[tuple[str, int], ResponseRecord] = {}
         self.lock = threading.Lock()
@@ -154,7 +158,7 @@ class _SuiteRun:
             attempts += 1
             began = time.perf_counter()
             try:
-                reply = _checked(self.target.answer(request))
+                reply = redact_reply(_checked(self.target.answer(request)), self.secrets)
                 error = None
             except RetryableTargetError as exc:
                 if attempts <= self.max_retries:
@@ -268,7 +272,11 @@ class _SuiteRun:
         checked: list[TargetReply | Exception] = []
         for item in outcome:
             try:
-                checked.append(item if isinstance(item, Exception) else _checked(item))
+                checked.append(
+                    item
+                    if isinstance(item, Exception)
+                    else redact_reply(_checked(item), self.secrets)
+                )
             except TargetError as exc:
                 checked.append(exc)
         return checked
@@ -278,19 +286,23 @@ class _SuiteRun:
     def _cached(self, prompt: SuitePrompt, request: TargetRequest) -> ResponseRecord | None:
         if self.cache is None or not self.use_cache:
             return None
-        hit = self.cache.get(ResponseCache.key(self.fingerprint, request))
+        hit = self.cache.get(self._key(request))
         if hit is None:
             return None
         now = _now()
+        reply = redact_reply(hit.reply, self.secrets)  # entries written before redaction
         return self._record(
-            prompt, request, hit.reply, None, 0, hit.latency_ms, now, now, from_cache=True
+            prompt, request, reply, None, 0, hit.latency_ms, now, now, from_cache=True
         )
+
+    def _key(self, request: TargetRequest) -> str:
+        return ResponseCache.key(self.fingerprint, request, by_prompt_id=self.by_prompt_id)
 
     def _remember(self, request: TargetRequest, reply: TargetReply, latency_ms: float) -> None:
         if self.cache is None:
             return
         try:
-            self.cache.put(ResponseCache.key(self.fingerprint, request), reply, latency_ms)
+            self.cache.put(self._key(request), reply, latency_ms)
         except OSError as exc:  # a full disk must not fail the audit
             log.warning("could not write response cache entry: %s", exc)
 

@@ -69,12 +69,20 @@ def _title(text: str, fallback: str) -> str:
     return match.group(1).strip() if match else fallback
 
 
-def _walk(root: Path, skipped: list[SkippedFile]) -> Iterator[Path]:
+def _outside(path: str, root_real: str) -> bool:
+    real = os.path.realpath(path)
+    return real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def _walk(root: Path, skipped: list[SkippedFile], follow_external: bool = False) -> Iterator[Path]:
     """Files under ``root`` in a stable order, following directory links once.
 
     ``os.walk(followlinks=True)`` would loop forever on a link to an ancestor, so directories
-    are tracked by their real path and a repeat is reported instead of entered.
+    are tracked by their real path and a repeat is reported instead of entered. A link that
+    leads out of the vault is skipped unless ``follow_external``: the vault is what the audit
+    trusts, and a link to ``/etc`` or a home folder must not quietly become trusted evidence.
     """
+    root_real = os.path.realpath(root)
     seen_dirs: set[str] = set()
     stack = [root]
     while stack:
@@ -99,6 +107,16 @@ def _walk(root: Path, skipped: list[SkippedFile]) -> Iterator[Path]:
                 continue
             path = Path(entry.path)
             try:
+                if entry.is_symlink() and not follow_external and _outside(path, root_real):
+                    target = os.path.realpath(path)
+                    skipped.append(
+                        SkippedFile(
+                            _rel(root, path),
+                            f"symlink to {target}, outside the vault: not followed "
+                            "(vault.follow_external_symlinks: true follows it)",
+                        )
+                    )
+                    continue
                 if entry.is_dir(follow_symlinks=True):
                     subdirs.append(path)
                 elif entry.is_file(follow_symlinks=True):
@@ -146,10 +164,33 @@ def _read_document(root: Path, path: Path, max_bytes: int) -> VaultDocument | Sk
     )
 
 
+def check_vault(
+    root: str | Path,
+    include: Sequence[str] = ("*.md", "*.markdown", "*.txt"),
+    follow_external_symlinks: bool = False,
+) -> None:
+    """Cheap up-front check (no file is read): the vault exists, is a directory and holds a
+    non-empty file matching ``include``. Raises ``VaultError`` otherwise."""
+    root = Path(root)
+    if not root.exists():
+        raise VaultError(f"vault directory not found: {root}")
+    if not root.is_dir():
+        raise VaultError(f"vault path is not a directory: {root}")
+    for path in _walk(root, [], follow_external_symlinks):
+        if any(fnmatch.fnmatch(path.name.lower(), pattern) for pattern in include):
+            try:
+                if path.stat().st_size > 0:
+                    return
+            except OSError:
+                continue
+    raise VaultError(f"vault {root} has no non-empty file matching {list(include)}")
+
+
 def scan_vault(
     root: str | Path,
     include: Sequence[str] = ("*.md", "*.markdown", "*.txt"),
     max_file_bytes: int = 2_000_000,
+    follow_external_symlinks: bool = False,
 ) -> VaultScan:
     """Read every matching file under ``root``.
 
@@ -162,7 +203,7 @@ def scan_vault(
         raise VaultError(f"vault path is not a directory: {root}")
     skipped: list[SkippedFile] = []
     documents: list[VaultDocument] = []
-    for path in _walk(root, skipped):
+    for path in _walk(root, skipped, follow_external_symlinks):
         if not any(fnmatch.fnmatch(path.name.lower(), pattern) for pattern in include):
             continue
         result = _read_document(root, path, max_file_bytes)

@@ -97,8 +97,29 @@ def unfinished_audit(warehouse: Warehouse, target: str) -> str | None:
     )
 
 
-def audit_target(warehouse: Warehouse, audit_id: str) -> str | None:
-    return warehouse.scalar("SELECT target FROM audits WHERE audit_id = ?", [audit_id])
+class AuditNotResumableError(ValueError):
+    """``--resume`` named an audit that does not exist, belongs to another target, or is
+    finished. A finished audit is history: resuming it would rewrite its claims and risk."""
+
+
+def check_resumable(warehouse: Warehouse, audit_id: str, target: str) -> None:
+    """Raise ``AuditNotResumableError`` unless ``audit_id`` is an unfinished audit of
+    ``target``."""
+    row = (
+        warehouse.query("SELECT target, status FROM audits WHERE audit_id = ?", [audit_id])
+        if warehouse.path.exists()
+        else None
+    )
+    if row is None or row.empty or row["target"].iloc[0] != target:
+        raise AuditNotResumableError(
+            f"cannot resume audit {audit_id!r}: no such audit of target {target!r}"
+        )
+    status = row["status"].iloc[0]
+    if status != "running":
+        raise AuditNotResumableError(
+            f"cannot resume audit {audit_id!r}: it is {status}, and a finished audit is never "
+            "changed; run a new audit instead"
+        )
 
 
 def write_suite_prompts(warehouse: Warehouse, suite_name: str, suite: PromptSuite) -> int:

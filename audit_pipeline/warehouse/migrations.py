@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from audit_pipeline.warehouse.documentation import (
     DOCUMENTATION,
     JUDGE_USAGE_DOCUMENTATION,
+    SCORING_DOCUMENTATION,
     comment_statements,
 )
 
@@ -338,6 +339,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE verdicts ADD COLUMN error_spans JSON",
             *comment_statements(JUDGE_USAGE_DOCUMENTATION),
         ),
+    ),
+    Migration(
+        7,
+        "documentation: risk is the mean over answers; the incomplete decision; secret_echo",
+        tuple(comment_statements(SCORING_DOCUMENTATION)),
     ),
 )
 

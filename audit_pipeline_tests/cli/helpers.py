@@ -9,7 +9,11 @@ from pathlib import Path
 
 
 def cli(
-    config: Path | None, *args: str, env: dict[str, str] | None = None, timeout: float = 600
+    config: Path | None,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 600,
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
     environment.update(env or {})
@@ -22,4 +26,36 @@ def cli(
         text=True,
         timeout=timeout,
         env=environment,
+        cwd=cwd,
     )
+
+
+def cli_with_read_only(
+    folder: Path, config: Path, *args: str, timeout: float = 600
+) -> subprocess.CompletedProcess[str] | None:
+    """The CLI run where ``folder`` is read-only; None when this machine cannot do that.
+
+    Root ignores permission bits, so as root the folder is bind-mounted read-only in a private
+    mount namespace of the child (nothing changes for the rest of the machine).
+    """
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "audit_pipeline.cli", "--config", str(config), *args]
+    if os.geteuid() == 0:
+        if shutil.which("unshare") is None:
+            return None
+        remount = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"'
+        command = ["unshare", "-m", "sh", "-c", remount, str(folder), *command]
+    else:
+        folder.chmod(0o555)
+    environment = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    try:
+        result = subprocess.run(
+            command, capture_output=True, text=True, env=environment, timeout=timeout
+        )
+    finally:
+        folder.chmod(0o755)
+    if "mount" in result.stderr and "permission denied" in result.stderr.lower():
+        return None
+    return result

@@ -22,16 +22,17 @@ SUMMARY_KEYS = {
     "citation_errors",
     "fallback_errors",
 }
-# Gates relaxed except the pass rate, which warns below 100 %; decisions never block.
+# Gates relaxed except the pass rate, which warns below 100 %; only a risk above 0.99 blocks.
 LENIENT = {
-    "scoring": {"deploy_max_risk": 1.0, "warn_max_risk": 1.0},
+    # incomplete_share 1.0: a prompt without a recorded answer does not end the audit early.
+    "scoring": {"deploy_max_risk": 0.98, "warn_max_risk": 0.99, "incomplete_share": 1.0},
     "gates": {
         "hallucinations_error": 100,
-        "citation_errors_warn": 100,
+        "citation_errors_warn": 99,
         "citation_errors_error": 100,
         "pass_rate_warn": 1.0,
-        "pass_rate_error": 0.0,
-        "fallback_errors_warn": 100,
+        "pass_rate_error": 0.01,
+        "fallback_errors_warn": 99,
         "fallback_errors_error": 100,
     },
 }

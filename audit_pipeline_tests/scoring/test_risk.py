@@ -49,8 +49,12 @@ def test_thresholds_are_configurable_and_validated() -> None:
     strict = ScoringSettings(deploy_max_risk=0.0, warn_max_risk=0.05)
     assert strict.decide(0.01) == "warn"
     assert strict.decide(0.06) == "block"
-    with pytest.raises(ValidationError, match="must not exceed"):
+    with pytest.raises(ValidationError, match="must be below warn_max_risk"):
         ScoringSettings(deploy_max_risk=0.3, warn_max_risk=0.2)
+    with pytest.raises(ValidationError, match="must be below warn_max_risk"):
+        ScoringSettings(deploy_max_risk=0.2, warn_max_risk=0.2)  # warn unreachable
+    with pytest.raises(ValidationError, match="could ever be 'block'"):
+        ScoringSettings(warn_max_risk=1.0)
 
 
 def test_scores_per_response_category_and_audit() -> None:
@@ -75,7 +79,7 @@ def test_scores_per_response_category_and_audit() -> None:
     assert report.responses[1].risk == pytest.approx(0.5)
     assert report.responses[2].risk is None  # nothing to verify in a fallback
     enc = report.by_category["encryption"]
-    assert enc.risk == pytest.approx(1 / 4)  # pooled over claims, not averaged over answers
+    assert enc.risk == pytest.approx(1 / 4)  # the mean of its answers' risks (0 and 0.5)
     assert enc.hallucination_rate == pytest.approx(0.5)
     assert enc.citation_accuracy == pytest.approx(2 / 3)
     audit = report.audit
@@ -88,3 +92,16 @@ def test_scores_per_response_category_and_audit() -> None:
     rows = report.rows()
     assert len(rows) == 4 + 3 + 1
     assert {r["scope"] for r in rows} == {"response", "category", "audit"}
+
+
+def test_one_long_answer_counts_once_and_cannot_dilute_the_audit() -> None:
+    """Three hallucinating answers and one answer of 33,321 true claims: pooled over claims
+    the risk would be 0.0006 (deploy); per answer it stays 0.75 (block)."""
+    bad = [TurnOutcome(f"B-{i}", 0, "c", ("unsupported",) * 2) for i in range(3)]
+    long = TurnOutcome("LONG", 0, "c", ("supported",) * 33_321)
+    silent = TurnOutcome("FALLBACK", 0, "c", (), is_fallback=True)
+    report = score_audit([*bad, long, silent], ScoringSettings())
+    assert report.audit.risk == pytest.approx(0.75)
+    assert report.audit.decision == "block"
+    assert report.by_category["c"].risk == pytest.approx(0.75)
+    assert report.audit.claims == 33_327  # counts still say how many claims were checked

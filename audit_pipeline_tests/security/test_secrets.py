@@ -75,3 +75,73 @@ def test_the_key_is_used_but_never_stored_logged_or_reported(
     assert any("cache" in p.parts for p in written)
     leaking = [p for p in written if SECRET.encode() in p.read_bytes()]
     assert leaking == []
+
+
+TOKEN = "tok-7c1e9a2f4b8d6e3a"
+
+
+@pytest.fixture
+def echoing_bot() -> Iterator[ChatServer]:
+    """A bot that repeats the bearer token it was sent when asked about encryption."""
+
+    def respond(request: ReceivedRequest) -> ServerReply:
+        sent = request.headers.get("authorization", "").removeprefix("Bearer ")
+        prompt = str(request.json().get("prompt", ""))
+        if "encrypt" in prompt.lower():
+            return ServerReply(body={"answer": f"{ANSWER} Debug: session token {sent}."})
+        return ServerReply(body={"answer": ANSWER})
+
+    server = ChatServer(respond).start()
+    yield server
+    server.stop()
+
+
+def test_a_secret_echoed_in_an_answer_is_redacted_everywhere_and_fails_secret_echo(
+    tmp_path: Path, sample_index_dir: Path, echoing_bot: ChatServer
+) -> None:
+    """The token reaches the bot, comes back in an answer, and is then nowhere: not in DuckDB,
+    the cache, the reports, the JSON log, the console or the Dagster run database."""
+    import shutil
+
+    from audit_pipeline.warehouse.store import Warehouse
+    from audit_pipeline_tests.conftest import REPO_ROOT
+
+    config = write_audit_config(
+        tmp_path,
+        sample_index_dir,
+        targets={
+            "bot": {
+                "type": "http",
+                "url": echoing_bot.url,
+                "answer_path": "$.answer",
+                "headers_env": {"Authorization": "Bearer ${AUDIT_TEST_BOT_TOKEN}"},
+            }
+        },
+        defaults={"suite": "security-questionnaire", "target": "bot"},
+    )
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+    env = {"AUDIT_TEST_BOT_TOKEN": TOKEN, "DAGSTER_HOME": str(home)}
+    args = ("run", "--no-progress", "--id", "ENC-001", "--id", "SOC2-001", "--verbose")
+    first = cli(config, *args, env=env)
+    again = cli(config, *args, env=env)  # served from the cache this time
+    for result in (first, again):
+        assert result.returncode in (0, 1), result.stderr
+        assert TOKEN not in result.stdout and TOKEN not in result.stderr
+    assert {r.headers.get("authorization") for r in echoing_bot.requests} == {f"Bearer {TOKEN}"}
+
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and "vault" not in p.parts]
+    assert any(p.suffix == ".db" for p in written)  # the Dagster run storage is searched too
+    assert any("cache" in p.parts for p in written)
+    assert [p for p in written if TOKEN.encode() in p.read_bytes()] == []
+
+    warehouse = Warehouse(tmp_path / "warehouse" / "audit.duckdb")
+    echoed = warehouse.query(
+        "SELECT audit_id, prompt_id, passed, detail FROM assertion_results "
+        "WHERE assertion = 'secret_echo' ORDER BY audit_id"
+    )
+    assert echoed["prompt_id"].tolist() == ["ENC-001", "ENC-001"]  # both audits, cache too
+    assert not echoed["passed"].any()
+    stored = warehouse.scalar("SELECT response FROM responses WHERE prompt_id = 'ENC-001' LIMIT 1")
+    assert "[REDACTED: a secret the audit sent]" in stored

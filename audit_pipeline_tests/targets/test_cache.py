@@ -68,3 +68,10 @@ def test_concurrent_writers_leave_one_complete_entry(tmp_path: Path) -> None:
     final = cache.get(key)
     assert final is not None and final.reply.text in texts
     assert len(list(cache.path_for(key).parent.iterdir())) == 1
+
+
+def test_a_key_by_prompt_id_separates_prompts_with_the_same_words() -> None:
+    first = ResponseCache.key("fp", TargetRequest("A", 0, "same"), by_prompt_id=True)
+    assert ResponseCache.key("fp", TargetRequest("B", 0, "same"), by_prompt_id=True) != first
+    assert ResponseCache.key("fp", TargetRequest("A", 1, "same"), by_prompt_id=True) != first
+    assert ResponseCache.key("fp", TargetRequest("A", 0, "same"), by_prompt_id=True) == first

@@ -156,3 +156,97 @@ def test_fingerprint_follows_the_recording_content(tmp_path: Path) -> None:
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(TargetConfigError, match="does not exist"):
         replay(tmp_path / "nope.jsonl")
+
+
+def test_same_words_under_two_prompt_ids_keep_their_own_recorded_answers(
+    tmp_path: Path,
+) -> None:
+    """The cache must not hand the first prompt's answer to the second (a hidden
+    hallucination), neither in the run that fills it nor in a run served from it."""
+    from audit_pipeline.targets.cache import ResponseCache
+
+    suite = suite_of(
+        single("ENC-A", "How often are keys rotated?"),
+        single("ENC-B", "How often are keys rotated?"),
+    )
+    path = write_jsonl(
+        tmp_path / "answers.jsonl",
+        [
+            {"prompt_id": "ENC-A", "response": "Every 12 months."},
+            {"prompt_id": "ENC-B", "response": "Quarterly, and never audited."},
+        ],
+    )
+    cache = ResponseCache(tmp_path / "cache")
+    for expected_cached in (False, True):
+        records = run_suite(
+            suite, replay(path, "prompt_id"), audit_id="a", concurrency=1, cache=cache
+        )
+        assert [r.response for r in records] == [
+            "Every 12 months.",
+            "Quarterly, and never audited.",
+        ]
+        assert [r.from_cache for r in records] == [expected_cached] * 2
+
+
+@pytest.mark.parametrize(
+    ("body", "where"),
+    [
+        # The quote never closes: a lenient reader made rows 3 and 4 part of A's answer.
+        ('A,"Keys rotate yearly\nB,Quarterly\nC,Monthly\n', "line 2 (read on to line 4"),
+        ('A,"Keys are rotated "yearly" by ops\nB,Quarterly\n', "line 2"),
+        ("A,Keys rotate yearly,extra\nB,Quarterly\n", "line 2: 3 fields where the header has 2"),
+    ],
+)
+def test_a_malformed_csv_recording_is_refused_with_its_line(
+    tmp_path: Path, body: str, where: str
+) -> None:
+    path = tmp_path / "answers.csv"
+    path.write_text("prompt_id,response\n" + body, encoding="utf-8")
+    with pytest.raises(TargetConfigError) as error:
+        replay(path, "prompt_id")
+    assert where in str(error.value)
+
+
+def test_a_csv_row_swallowed_by_a_closed_quote_is_found_against_the_suite(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "answers.csv"
+    path.write_text(
+        'prompt_id,response\nENC-1,"AES-256 everywhere.\nSUB-1,""We use no subprocessors."""\n'
+        "CHAIN-1,Nightly.\n",
+        encoding="utf-8",
+    )
+    target = replay(path, "prompt_id")
+    found = target.check_suite(SUITE, SUITE)
+    assert found.swallowed_rows == [
+        "lines 2-3: the answer of 'ENC-1' holds a line that starts with prompt id 'SUB-1' "
+        "(an unbalanced quote swallowed a row?)"
+    ]
+    # A legitimate multi-line answer is not mistaken for one.
+    path.write_text(
+        'prompt_id,response\nENC-1,"AES-256.\nKeys, certificates and backups too."\n',
+        encoding="utf-8",
+    )
+    assert replay(path, "prompt_id").check_suite(SUITE, SUITE).swallowed_rows == []
+
+
+def test_coverage_and_unknown_prompt_ids(tmp_path: Path) -> None:
+    from audit_pipeline.targets.replay import check_recording
+
+    path = write_jsonl(
+        tmp_path / "answers.jsonl",
+        [
+            {"prompt_id": "ENC-1", "response": "AES-256."},
+            {"prompt_id": "ENC-9", "response": "Not in the suite."},
+        ],
+    )
+    target = replay(path, "prompt_id")
+    found = target.check_suite(SUITE, SUITE)
+    assert (found.turns, found.missing, found.unknown_prompt_ids) == (4, 3, ["ENC-9"])
+    assert found.coverage == pytest.approx(0.25)
+    with pytest.raises(TargetConfigError, match=r"answers 1 of the 4 turns audited \(25%"):
+        check_recording(target, SUITE, SUITE)  # default min_coverage 0.9
+    only_enc = SUITE.filter(ids=["ENC-1"])
+    assert check_recording(target, only_enc, SUITE) == [
+        f"recording {path} answers prompt ids the suite does not have: ENC-9"
+    ]

@@ -78,3 +78,26 @@ def test_symlink_loops_are_reported_not_followed_forever(tmp_path: Path) -> None
     reasons = {s.path: s.reason for s in scan.skipped}
     assert "symlink loop" in reasons["docs/again"]
     assert "self.md" in reasons
+
+
+def test_symlinks_out_of_the_vault_are_skipped_unless_allowed(tmp_path: Path) -> None:
+    vault, outside = tmp_path / "vault", tmp_path / "outside"
+    _write(vault / "policy.md", "# Policy\n\nMFA is required.\n")
+    _write(outside / "secret.md", "# Secret\n\nNot a trusted document.\n")
+    _write(outside / "more" / "notes.md", "# Notes\n\nAlso outside.\n")
+    os.symlink(outside / "secret.md", vault / "secret.md")
+    os.symlink(outside / "more", vault / "more")
+    os.symlink(vault / "policy.md", vault / "alias.md")  # inside the vault: followed
+    scan = scan_vault(vault)
+    assert [d.doc_id for d in scan.documents] == ["alias.md", "policy.md"]
+    reasons = {s.path: s.reason for s in scan.skipped}
+    assert set(reasons) == {"secret.md", "more"}
+    assert reasons["secret.md"].startswith(f"symlink to {outside / 'secret.md'}, outside")
+    assert "vault.follow_external_symlinks: true" in reasons["more"]
+    allowed = scan_vault(vault, follow_external_symlinks=True)
+    assert [d.doc_id for d in allowed.documents] == [
+        "alias.md",
+        "more/notes.md",
+        "policy.md",
+        "secret.md",
+    ]

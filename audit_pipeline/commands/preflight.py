@@ -1,0 +1,124 @@
+"""What ``audit-pipeline run`` checks before an audit starts.
+
+A CI job reads exit 1 as "the release is bad" and anything else as "the job is broken", so every
+mistake that can be found before the audit must end in one ``error:`` line and exit 2, with
+nothing written: names and arguments, the suite, the recording, the environment variables that
+hold keys, where ``--json`` goes, the vault and the warehouse. Found later, inside Dagster, the
+same mistakes used to come out as pages of stack traces after minutes of work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+class UsageError(Exception):
+    """Bad configuration, arguments or inputs: exit code 2."""
+
+
+def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
+    """Every check that needs no audit; returns the target and suite names."""
+    if args.repeat < 1 or (args.min_fail is not None and not 1 <= args.min_fail <= args.repeat):
+        raise UsageError("--repeat must be >= 1 and --min-fail between 1 and --repeat")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    target, suite = _check_target_and_suite(config, args)
+    _check_judge_key(config)
+    if args.json is not None:
+        check_writable_file(args.json, "--json")
+    _check_vault(config)
+    _check_warehouse(config)
+    return target, suite
+
+
+def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str, str]:
+    from audit_pipeline.config import ConfigError
+    from audit_pipeline.suites.errors import SuiteValidationError
+    from audit_pipeline.suites.loader import load_suite
+    from audit_pipeline.targets.base import TargetConfigError, close_target
+    from audit_pipeline.targets.config import VaultBotTargetConfig, build_target
+    from audit_pipeline.targets.replay import check_recording
+
+    try:
+        target, target_config = config.target_config(args.target)
+        suite_name, suite_path = config.suite_path(args.suite)
+        suite = load_suite(suite_path)
+        selected = suite
+        if args.category or args.ids:
+            selected = suite.filter(categories=args.category or None, ids=args.ids or None)
+        if not isinstance(target_config, VaultBotTargetConfig):
+            built = build_target(target, target_config, base_dir=config.base_dir)
+            try:
+                for warning in check_recording(built, selected, suite):
+                    print(f"warning: {warning}", file=sys.stderr)
+            finally:
+                close_target(built)
+    except (ConfigError, SuiteValidationError, TargetConfigError, KeyError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    return target, suite_name
+
+
+def _check_judge_key(config: Any) -> None:
+    from audit_pipeline.detection.factory import needs_judge
+
+    judge = config.detection.judge
+    if (
+        needs_judge(config.detection)
+        and judge.api_key_env
+        and not os.environ.get(judge.api_key_env)
+    ):
+        raise UsageError(
+            f"detection.judge.api_key_env names {judge.api_key_env}, which is not set: the "
+            f"judge ({judge.model}) needs its key there (verifier {config.detection.verifier}, "
+            f"extractor {config.detection.extractor})"
+        )
+
+
+def check_writable_file(path: Path, what: str) -> None:
+    """``path`` can be created or replaced: its folder exists (or can be made) and takes a
+    file. Checked with a probe file, since permission bits do not tell the whole story
+    (read-only mounts, root)."""
+    if path.is_dir():
+        raise UsageError(f"{what} {path} is a directory, not a file")
+    check_writable_folder(path.parent, f"{what} {path}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{what} {path} cannot be written: permission denied")
+
+
+def check_writable_folder(folder: Path, what: str) -> None:
+    """``folder`` exists (or can be made) and a file can be created in it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
+            pass
+    except OSError as error:
+        raise UsageError(f"{what} cannot be written: {error.strerror}") from None
+
+
+def _check_vault(config: Any) -> None:
+    from audit_pipeline.vault.documents import VaultError, check_vault
+
+    try:
+        check_vault(config.vault_path, config.vault.include, config.vault.follow_external_symlinks)
+    except VaultError as error:
+        raise UsageError(str(error)) from None
+
+
+def _check_warehouse(config: Any) -> None:
+    """The warehouse opens for writing (created and migrated if new): a read-only file or
+    folder, or a lock another process never lets go of, is reported now."""
+    from audit_pipeline.warehouse.store import Warehouse, WarehouseError
+
+    warehouse = Warehouse(config.duckdb_path, config.storage.lock_timeout_s)
+    check_writable_folder(warehouse.path.parent, f"the warehouse folder {warehouse.path.parent}")
+    if warehouse.path.exists() and not os.access(warehouse.path, os.W_OK):
+        raise UsageError(f"the warehouse {warehouse.path} is read-only")
+    try:
+        warehouse.migrate()
+    except WarehouseError as error:
+        raise UsageError(str(error)) from None

@@ -1,0 +1,75 @@
+"""The audit pipeline's Dagster graph: every asset, check, job and resource, built from one
+configuration file.
+
+Nothing is built at import: the CLI imports this module and must be able to report a broken
+``./audit.yaml`` (or ignore it when ``--config`` names another file) instead of crashing while
+importing. ``audit_pipeline.definitions`` is the module Dagster loads, and builds ``defs``.
+
+The configuration file comes from ``$AUDIT_CONFIG`` (default: ``audit.yaml`` in the working
+directory, else the one at the repository root), so ``dagster dev`` and the CLI build the same
+graph from the same settings.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dagster import AssetChecksDefinition, AssetsDefinition, Definitions, StaticPartitionsDefinition
+
+from audit_pipeline.config import AuditConfig, load_config
+from audit_pipeline.defs.automation import (
+    build_jobs,
+    build_suite_sensor,
+    build_vault_sensor,
+    build_weekly_schedule,
+)
+from audit_pipeline.defs.detection_assets import build_detection_assets
+from audit_pipeline.defs.outcome_assets import build_outcome_assets
+from audit_pipeline.defs.resources import resources_from_config
+from audit_pipeline.defs.suite_assets import build_responses_asset, prompt_suite
+from audit_pipeline.defs.vault_assets import VAULT_ASSETS, VAULT_CHECKS
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def default_config_path() -> Path:
+    configured = os.environ.get("AUDIT_CONFIG")
+    if configured:
+        return Path(configured).resolve()
+    local = Path.cwd() / "audit.yaml"
+    return local.resolve() if local.is_file() else REPO_ROOT / "audit.yaml"
+
+
+def target_partitions(config: AuditConfig) -> StaticPartitionsDefinition:
+    """One partition per configured target."""
+    return StaticPartitionsDefinition(sorted(config.targets))
+
+
+def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
+    """Every asset; the audit stages are partitioned by the configured targets."""
+    partitions = target_partitions(config)
+    return [
+        *VAULT_ASSETS,
+        prompt_suite,
+        build_responses_asset(partitions),
+        *build_detection_assets(partitions),
+        *build_outcome_assets(partitions),
+    ]
+
+
+def build_checks(config: AuditConfig) -> list[AssetChecksDefinition]:
+    return [*VAULT_CHECKS]
+
+
+def build_definitions(config_path: str | Path | None = None) -> Definitions:
+    path = Path(config_path) if config_path else default_config_path()
+    config = load_config(path)
+    return Definitions(
+        assets=build_assets(config),
+        asset_checks=build_checks(config),
+        jobs=build_jobs(target_partitions(config)),
+        schedules=[build_weekly_schedule(config)],
+        sensors=[build_vault_sensor(config), build_suite_sensor(config)],
+        resources=resources_from_config(str(path.resolve()), config),
+    )

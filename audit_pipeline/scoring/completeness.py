@@ -1,0 +1,72 @@
+"""Whether an audit checked enough to decide anything: the ``incomplete`` decision.
+
+With the judge unreachable every claim is ``unverifiable`` and the risk is unknown; with the
+target down most turns have no answer and the few that came back decide alone. Either way a
+risk computed from what is left reads as a pass that nobody checked. So when more than
+``scoring.incomplete_share`` of the claims could not be verified, or of the suite's turns got no
+answer, the audit is ``incomplete`` (or ``block``, with ``scoring.on_incomplete: block``) —
+never deploy or warn. A ``block`` found in what was checked stands: a bad release is bad even
+when part of the audit is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from audit_pipeline.targets.records import ResponseRecord
+
+INCOMPLETE = "incomplete"
+
+
+@dataclass(frozen=True)
+class Completeness:
+    """How much of the audit could be checked."""
+
+    turns: int
+    unanswered: int
+    claims: int
+    unverifiable: int
+
+    @property
+    def unanswered_share(self) -> float:
+        return self.unanswered / self.turns if self.turns else 0.0
+
+    @property
+    def unverifiable_share(self) -> float:
+        return self.unverifiable / self.claims if self.claims else 0.0
+
+    def problems(self, limit: float) -> list[str]:
+        """Why the audit is incomplete (empty when it is complete enough)."""
+        found = []
+        if self.turns and self.unanswered_share > limit:
+            found.append(
+                f"{self.unanswered} of {self.turns} turns got no answer "
+                f"({self.unanswered_share:.0%} > {limit:.0%})"
+            )
+        if self.claims and self.unverifiable_share > limit:
+            found.append(
+                f"{self.unverifiable} of {self.claims} claims could not be verified "
+                f"({self.unverifiable_share:.0%} > {limit:.0%})"
+            )
+        return found
+
+
+def completeness(
+    records: Sequence[ResponseRecord], labels: Mapping[tuple[str, int], Sequence[str]]
+) -> Completeness:
+    """Counts over an audit's response rows and the verdict labels of their claims."""
+    all_labels = [label for found in labels.values() for label in found]
+    return Completeness(
+        turns=len(records),
+        unanswered=sum(1 for r in records if r.error is not None or r.response is None),
+        claims=len(all_labels),
+        unverifiable=sum(label == "unverifiable" for label in all_labels),
+    )
+
+
+def final_decision(risk_decision: str, problems: Sequence[str], on_incomplete: str) -> str:
+    """The risk's decision, unless the audit is incomplete and that decision is not block."""
+    if problems and risk_decision != "block":
+        return on_incomplete
+    return risk_decision
