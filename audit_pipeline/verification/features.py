@@ -25,6 +25,7 @@ from audit_pipeline.evidence.tokens import content_stems, content_words, raw_tok
 from audit_pipeline.verification.entailment import EntailmentModel
 from audit_pipeline.verification.fields import FieldCheck, boolean_fields, check_fields
 from audit_pipeline.verification.lexicon import is_descriptive, rarity
+from audit_pipeline.verification.rewrites import RewriteEdit, closest_rewrite, evidence_words
 from audit_pipeline.verification.signals import (
     ANTONYMS,
     ATTRIBUTION_WORDS,
@@ -83,6 +84,10 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 
 
+# How many of the best-covering evidence sentences a claim is diffed against.
+REWRITE_CANDIDATES = 3
+
+
 @dataclass
 class EvidenceSentence:
     """One sentence (or record line) of an evidence passage, with its lexical profile."""
@@ -108,6 +113,8 @@ class Alignment:
     conflicts: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     claim: str = ""
+    # The judged word edits when the claim is a close rewrite of one evidence sentence.
+    rewrite: tuple[RewriteEdit, ...] = ()
 
     def vector(self) -> np.ndarray:
         return np.array([self.features[name] for name in FEATURE_NAMES], dtype=np.float64)
@@ -392,6 +399,25 @@ def align_claim(
     features.update(polarity_features)
     features.update(_framing_features(claim, sentences, view.best))
 
+    # The claim as a close rewrite of its most similar sentences by word coverage.
+    candidates = [sentences[int(i)].text for i in np.argsort(-lexical)[:REWRITE_CANDIDATES]]
+    rewrite = closest_rewrite(claim, candidates, evidence_words(evidence_text))
+    # An added number or name counts when the name and quantity checks above (which know
+    # aliases, acronyms and spelled-out numbers) also miss it, or when it replaces one or two
+    # words of the sentence (a swapped name: "Germany" -> "April").
+    unseen = [q.surface.lower() for q in unseen_quantities] + [n.lower() for n in unseen_names]
+    rewrite = tuple(
+        edit
+        for edit in rewrite
+        if edit.kind != "addition"
+        or any(u in claim[edit.start : edit.end].lower() for u in unseen)
+        or (
+            0 < len(edit.old.split()) <= 2
+            and not edit.new.isupper()
+            and not any(ch.isdigit() for ch in edit.new)
+        )
+    )
+
     # Hard conflicts make a claim "contradicted" when it is well aligned; notes only explain.
     conflicts = [f"number {q.surface!r} differs from the evidence" for q in number_conflicts]
     conflicts.extend(f"states the opposite of {text!r}" for text in fields.false_asserted)
@@ -401,6 +427,8 @@ def align_claim(
         f"states {text!r}, which the evidence leaves unknown" for text in fields.unknown_stated
     ]
     notes.extend(f"measurement clash: {clash}" for clash in clashes)
+    conflicts.extend(edit.describe() for edit in rewrite if edit.contradicts)
+    notes.extend(edit.describe() for edit in rewrite if not edit.contradicts)
     if negated_only:
         notes.append("asserts words the evidence only uses negated")
     return Alignment(
@@ -412,6 +440,7 @@ def align_claim(
         conflicts=tuple(conflicts),
         notes=tuple(notes),
         claim=claim,
+        rewrite=rewrite,
     )
 
 

@@ -119,7 +119,7 @@ class LocalVerifier:
         not.
         """
         verdicts = self.decide(alignments)
-        hard = [_hard_conflict(a) or _name_in_rewrite(a.features) for a in alignments]
+        hard = [_hard_conflict(a) or _unsupported_rewrite(a) for a in alignments]
         matrix = (
             np.stack([a.vector() for a in alignments])
             if alignments
@@ -176,7 +176,7 @@ class LocalVerifier:
         ):
             label = Label.CONTRADICTED
             probability = min(probability, thresholds.unsupported)
-        elif probability < thresholds.unsupported or _name_in_rewrite(features):
+        elif probability < thresholds.unsupported or _unsupported_rewrite(alignment):
             probability = min(probability, thresholds.unsupported)
             label = Label.UNSUPPORTED
         elif probability < thresholds.weak:
@@ -196,22 +196,26 @@ class LocalVerifier:
 
 
 def error_spans(alignment: Alignment) -> tuple[tuple[int, int], ...]:
-    """Where in the claim the numbers and names the evidence lacks are (claim-relative)."""
-    spans = set()
+    """Where in the claim the numbers and names the evidence lacks, and the words a close
+    rewrite changed, are (claim-relative)."""
+    spans = {(edit.start, edit.end) for edit in alignment.rewrite}
     for text in (*alignment.unseen_quantities, *alignment.unseen_names):
-        start = alignment.claim.find(text)
+        start = alignment.claim.lower().find(text.lower())
         if text and start >= 0:
             spans.add((start, start + len(text)))
     return tuple(sorted(spans))
 
 
 def _hard_conflict(alignment: Alignment) -> bool:
-    """A checked fact differs: a number or polarity flip against a well-aligned sentence, a
-    yes/no field (its own alignment), or a measurement in the same unit (a loose one)."""
+    """A checked fact differs: a close rewrite of an evidence sentence that negates it or
+    swaps a word for its opposite, a month or a number; a number or polarity flip against a
+    well-aligned sentence; a yes/no field (its own alignment); or a measurement in the same
+    unit (a loose one)."""
     features = alignment.features
     aligned = features["cos_max"] >= ALIGNED_COSINE or features["lex_best"] >= ALIGNED_COVERAGE
     return (
-        bool(alignment.conflicts and aligned)
+        any(edit.contradicts for edit in alignment.rewrite)
+        or bool(alignment.conflicts and aligned)
         or features["field_flipped"] > 0
         or (features["num_unit_conflict"] > 0 and features["lex_best"] >= CLASH_COVERAGE)
         or (
@@ -221,8 +225,13 @@ def _hard_conflict(alignment: Alignment) -> bool:
     )
 
 
-def _name_in_rewrite(features: dict[str, float]) -> bool:
-    return features["ent_unseen"] > 0 and features["lex_best"] >= NAME_REWRITE_COVERAGE
+def _unsupported_rewrite(alignment: Alignment) -> bool:
+    """A close rewrite that adds a number or name the evidence lacks, or swaps a quantifier;
+    or a claim mostly made of evidence words that brings in a name the evidence never uses."""
+    features = alignment.features
+    return bool(alignment.rewrite) or (
+        features["ent_unseen"] > 0 and features["lex_best"] >= NAME_REWRITE_COVERAGE
+    )
 
 
 def _nli_contradicts(features: dict[str, float]) -> bool:

@@ -121,6 +121,11 @@ _NUMBER = re.compile(
     re.IGNORECASE,
 )
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+# "SOC two" is SOC 2 spelled out: the same identifier, not a count of two.
+_ACRONYM_WORD_ID = re.compile(
+    r"\b(?!(?:USD|EUR|GBP|AM|PM)\b)([A-Z]{2,6})\s+(" + "|".join(_NUMBER_WORDS) + r")\b"
+    rf"(?!(?i:[^\S\n]*(?:{_ANY_UNIT})))"
+)
 # "out of 5" is a scale; "passage 2", "step 3" are labels of the context, not facts.
 _OUT_OF = re.compile(
     r"(?:\bout of|\b(?:passages?|sources?|documents?|sections?|steps?|items?|options?|"
@@ -204,6 +209,10 @@ def quantities(text: str) -> list[Quantity]:
     for match in _ACRONYM_ID.finditer(text):
         if free(*match.span()):
             add(*match.span(), {_identifier_key(match.group(1), match.group(2))})
+    for match in _ACRONYM_WORD_ID.finditer(text):
+        if free(*match.span()):
+            number = str(_NUMBER_WORDS[match.group(2).lower()])
+            add(*match.span(), {_identifier_key(match.group(1), number)})
     for match in _VERSION_ID.finditer(text):
         if free(*match.span()):
             add(*match.span(), {_identifier_key("v", match.group(1))})
@@ -381,6 +390,12 @@ _ANTONYM_PAIRS = (
     ("young", "old"), ("cheap", "expensive"), ("fast", "slow"), ("guilty", "innocent"),
     ("mother", "father"), ("son", "daughter"), ("husband", "wife"), ("brother", "sister"),
     ("yes", "no"), ("alive", "dead"), ("won", "lost"), ("best", "worst"), ("good", "bad"),
+    ("public", "private"), ("internal", "external"), ("approve", "reject"), ("grant", "deny"),
+    ("earlier", "later"), ("with", "without"), ("if", "unless"), ("inside", "outside"),
+    ("mandatory", "optional"), ("required", "optional"), ("permanent", "temporary"),
+    ("automatic", "manual"), ("upper", "lower"), ("full", "partial"), ("primary", "secondary"),
+    ("always", "never"), ("all", "none"), ("pass", "fail"), ("online", "offline"),
+    ("encrypted", "unencrypted"), ("inbound", "outbound"), ("least", "most"),
 )  # fmt: skip
 ANTONYMS: dict[str, str] = {}
 for _left, _right in _ANTONYM_PAIRS:

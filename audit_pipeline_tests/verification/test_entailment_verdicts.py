@@ -110,3 +110,44 @@ def test_flagged_claim_points_at_the_changed_number(local_verifier: LocalVerifie
 
 def test_supported_claim_points_at_nothing(local_verifier: LocalVerifier):
     assert _verify(local_verifier, "The pump is covered for 24 months.", WARRANTY).error_spans == ()
+
+
+APPROVAL = (
+    "Applications that cannot integrate with SSO require a documented exception approved by "
+    "the CISO. Exceptions are reviewed every quarter."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "changed"),
+    [
+        (
+            "Applications that cannot integrate with SSO require a documented exception rejected "
+            "by the CISO.",
+            "rejected",
+        ),
+        (
+            "Applications that can integrate with SSO require a documented exception approved by "
+            "the CISO.",
+            "can",
+        ),
+    ],
+)
+def test_a_close_rewrite_that_swaps_a_word_is_contradicted_where_it_changed(
+    local_verifier: LocalVerifier, claim: str, changed: str
+):
+    """On the pipeline's answer-level path too, and the error span is the swapped word."""
+    verdict = _assess(local_verifier, claim, APPROVAL)
+    assert verdict.label is Label.CONTRADICTED, verdict.justification
+    assert changed in [claim[s:e] for s, e in verdict.error_spans]
+    assert "changes" in verdict.justification
+
+
+def test_a_close_rewrite_that_adds_a_name_is_unsupported(local_verifier: LocalVerifier):
+    claim = (
+        "Applications that cannot integrate with SSO require a documented exception approved by "
+        "the CISO, following complaints from John Carter."
+    )
+    verdict = _assess(local_verifier, claim, APPROVAL)
+    assert verdict.label is Label.UNSUPPORTED, verdict.justification
+    assert any("John Carter" in claim[s:e] for s, e in verdict.error_spans)
