@@ -1,6 +1,6 @@
 """How good is the local verifier, per evaluation set, beside the trivial baseline.
 
-    python -m benchmarks.verifier_eval [--sets ragtruth,wice,qags,summedits,probes]
+    python -m benchmarks.verifier_eval [--sets ragtruth,wice,qags,summedits,probes,probes_seed11]
                                        [--limit N] [--cv 5] [--json OUT]
 
 Sets (none of them trained on by ``benchmarks.train_entailment``):
@@ -10,7 +10,8 @@ Sets (none of them trained on by ``benchmarks.train_entailment``):
 - ``qags``: QAGS summary sentences (CNN/DM and XSum; majority of three votes);
 - ``summedits``: the SummEdits domains held out of training;
 - ``probes``: minimal edits of the sample vault (``benchmarks/data/minimal_edit_probes.jsonl``),
-  accuracy per edit type.
+  accuracy per edit type; ``probes_seed11``: a second draw of the same generator, never looked
+  at while the verifier's rules were written.
 
 Pair sets go through the product path: evidence cut into passages, ranked per claim like
 logged context, then ``LocalVerifier.verify``; a claim counts as flagged when its verdict is
@@ -43,6 +44,9 @@ from benchmarks import ragtruth
 from benchmarks.verifier_data import HELD_OUT_SUMMEDITS, Pair, qags, summedits, wice
 
 PROBES = Path(__file__).with_name("data") / "minimal_edit_probes.jsonl"
+# The same generator over the same vault with another seed, made after the close-rewrite
+# rules were written against ``PROBES``: the unbiased check of those rules.
+FRESH_PROBES = Path(__file__).with_name("data") / "minimal_edit_probes_seed11.jsonl"
 TOP_K = 8
 
 
@@ -129,6 +133,7 @@ def pair_sets(limit: int, seed: int) -> dict[str, list[Pair]]:
         "qags": _grouped(list(qags()), limit, seed),
         "summedits": _grouped(list(summedits(domains=HELD_OUT_SUMMEDITS)), limit, seed),
         "probes": _grouped(load_probes(), 0, seed),
+        "probes_seed11": _grouped(load_probes(FRESH_PROBES), 0, seed),
     }
 
 
@@ -141,7 +146,7 @@ def _line(name: str, m: dict[str, float]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sets", default="ragtruth,wice,qags,summedits,probes")
+    parser.add_argument("--sets", default="ragtruth,wice,qags,summedits,probes,probes_seed11")
     parser.add_argument("--limit", type=int, default=0, help="at most N pairs per pair set")
     parser.add_argument("--cv", type=int, default=5, help="RAGTruth: grouped CV folds")
     parser.add_argument("--seed", type=int, default=0)
