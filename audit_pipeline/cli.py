@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from audit_pipeline.commands import retrieval_eval
 from audit_pipeline.commands.preflight import UsageError, check_run
 
 EXIT_OK = 0
@@ -68,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("audit_a")
     diff.add_argument("audit_b")
     diff.add_argument("--json", type=Path)
+    retrieval_eval.add_parser(sub)
     audits = sub.add_parser("audits", help="list audits")
     audits.add_argument("--target")
     audits.add_argument("--limit", type=int, default=20)
@@ -310,7 +312,18 @@ def _cmd_audits(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"run": _cmd_run, "report": _cmd_report, "diff": _cmd_diff, "audits": _cmd_audits}
+def _cmd_retrieval_eval(args: argparse.Namespace) -> int:
+    config_path, config = _load(args)
+    return retrieval_eval.command(args, config_path, config)
+
+
+_COMMANDS = {
+    "run": _cmd_run,
+    "report": _cmd_report,
+    "diff": _cmd_diff,
+    "audits": _cmd_audits,
+    "retrieval-eval": _cmd_retrieval_eval,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

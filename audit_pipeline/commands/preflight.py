@@ -31,8 +31,8 @@ def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
     _check_judge_key(config)
     if args.json is not None:
         check_writable_file(args.json, "--json")
-    _check_vault(config)
-    _check_warehouse(config)
+    check_vault(config)
+    check_warehouse(config)
     return target, suite
 
 
@@ -100,7 +100,7 @@ def check_writable_folder(folder: Path, what: str) -> None:
         raise UsageError(f"{what} cannot be written: {error.strerror}") from None
 
 
-def _check_vault(config: Any) -> None:
+def check_vault(config: Any) -> None:
     from audit_pipeline.vault.documents import VaultError, check_vault
 
     try:
@@ -109,7 +109,7 @@ def _check_vault(config: Any) -> None:
         raise UsageError(str(error)) from None
 
 
-def _check_warehouse(config: Any) -> None:
+def check_warehouse(config: Any) -> None:
     """The warehouse opens for writing (created and migrated if new): a read-only file or
     folder, or a lock another process never lets go of, is reported now."""
     from audit_pipeline.warehouse.store import Warehouse, WarehouseError

@@ -64,7 +64,7 @@ class _ProgressHandler(logging.Handler):
         self.callback(getattr(record, "done", 0), getattr(record, "total", 0))
 
 
-def _instance() -> DagsterInstance:
+def instance() -> DagsterInstance:
     # With DAGSTER_HOME set (make audit sets it) runs are recorded and visible in `make ui`.
     return DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
 
@@ -91,7 +91,7 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
     }
 
 
-def _failures(result: ExecuteInProcessResult) -> list[tuple[str, str]]:
+def failures(result: ExecuteInProcessResult) -> list[tuple[str, str]]:
     """(step key, one-line message) of every failed step."""
     messages = []
     for event in result.all_events:
@@ -118,7 +118,7 @@ def run_audit(
         result = materialize(
             [*build_assets(config), *build_checks(config)],
             resources=resources_from_config(str(config_path), config),
-            instance=_instance(),
+            instance=instance(),
             partition_key=options.target,
             run_config=_run_config(options),
             raise_on_error=False,
@@ -133,10 +133,10 @@ def run_audit(
         )
         for event in result.get_asset_materialization_events()
     ]
-    failures = _failures(result)
-    late = [message for step, message in failures if step in AFTER_DECISION]
-    if len(late) < len(failures) or not _has(result, "risk_scores"):
-        return RunResult(False, errors=[message for _, message in failures], asset_counts=counts)
+    failed = failures(result)
+    late = [message for step, message in failed if step in AFTER_DECISION]
+    if len(late) < len(failed) or not _has(result, "risk_scores"):
+        return RunResult(False, errors=[message for _, message in failed], asset_counts=counts)
     report = result.asset_value("audit_report") if _has(result, "audit_report") else None
     return RunResult(
         True,

@@ -143,7 +143,7 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
         target = build_target(
             target_name,
             target_config,
-            retriever=index.retriever(),
+            retriever=index.retriever(audit_config.collection_policy()),
             base_dir=audit_config.base_dir,
         )
         try:

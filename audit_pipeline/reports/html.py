@@ -26,6 +26,7 @@ from audit_pipeline.reports.formatting import (
     excerpt,
     num,
     pct,
+    retrieval_line,
     short_hash,
     when,
 )
@@ -115,6 +116,7 @@ def _masthead(data: ReportData, thresholds: Thresholds) -> str:
         ("Config hash", f'<span class="mono">{e(short_hash(audit.config_hash))}</span>', ""),
         ("Dagster run", f'<span class="mono">{e(short_hash(audit.dagster_run_id, 8))}</span>', ""),
         ("Verifier", e(data.verifier_line() or DASH), "wide"),
+        ("Retrieval (golden set)", e(retrieval_line(data.retrieval) or DASH), "wide"),
     ]
     meta_html = "".join(
         f'<div class="{css}"><dt>{e(k)}</dt><dd>{v}</dd></div>' for k, v, css in meta

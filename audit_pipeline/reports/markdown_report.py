@@ -29,6 +29,7 @@ from audit_pipeline.reports.formatting import (
     num,
     pct,
     plain_excerpt,
+    retrieval_line,
     short_hash,
     when,
 )
@@ -137,6 +138,10 @@ def _header(data: ReportData, thresholds: Thresholds) -> str:
         {"field": "Vault hash", "value": escape_markdown(short_hash(audit.vault_hash))},
         {"field": "Config hash", "value": escape_markdown(short_hash(audit.config_hash))},
         {"field": "Verifier", "value": escape_markdown(data.verifier_line() or DASH)},
+        {
+            "field": "Retrieval (golden set)",
+            "value": escape_markdown(retrieval_line(data.retrieval) or DASH),
+        },
     ]
     return (
         f"# Audit report: {escape_markdown(audit.target or 'unknown target')} · "
