@@ -15,6 +15,7 @@ from typing import Any
 BEHAVIOR = "behavior"
 REQUIRED_SIGNALS = "required_signals"
 MUST_NOT_APPEAR = "must_not_appear"
+MUST_NOT_ASSERT = "must_not_assert"  # forbidden strings that fail only where asserted
 CITATIONS = "citations"
 CITATION_SOURCE = "citation_source"
 NO_LEAK = "no_leak"
@@ -24,6 +25,7 @@ ASSERTION_NAMES: tuple[str, ...] = (
     BEHAVIOR,
     REQUIRED_SIGNALS,
     MUST_NOT_APPEAR,
+    MUST_NOT_ASSERT,
     CITATIONS,
     CITATION_SOURCE,
     NO_LEAK,

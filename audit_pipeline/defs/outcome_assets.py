@@ -32,6 +32,7 @@ from audit_pipeline.targets.config import VaultBotTargetConfig
 from audit_pipeline.vault.documents import VaultScan
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_records
 from audit_pipeline.warehouse.detection_tables import (
+    checked_claims_by_turn,
     labels_by_turn,
     load_assertion_rows,
     write_assertion_results,
@@ -63,7 +64,8 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
         kinds={"python", "duckdb"},
         partitions_def=partitions,
         description="Rule assertions per turn: expected behaviour, required signals, "
-        "must-not-appear strings, four-level citation verification, leaks, false-memory "
+        "must-not-appear strings, must-not-assert strings (a supported denial is a note), "
+        "four-level citation verification, leaks, false-memory "
         "agreement.",
     )
     def assertion_results(
@@ -86,6 +88,7 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
             VaultCatalog.from_scan(vault_documents, rules.citation_aliases),
             rules,
             {key: key in hallucinated for key in labels},
+            checked_claims_by_turn(store, verdicts.audit_id),
         )
         write_assertion_results(store, responses.audit_id, rows)
         summary = summarize(rows, records, hallucinated)

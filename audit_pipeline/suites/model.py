@@ -35,6 +35,8 @@ class SuiteTurn:
     required_citation_source: str | None = None
     citation_must_contain: tuple[str, ...] = ()
     no_agreement: bool = False  # the bot must not agree with a fabricated earlier statement
+    # Forbidden strings that fail only where the answer asserts them (assertions/denial.py).
+    must_not_assert: tuple[str, ...] = ()
 
     @property
     def signal_groups(self) -> tuple[tuple[str, ...], ...]:
@@ -42,7 +44,7 @@ class SuiteTurn:
         return tuple(split_signal_group(group) for group in self.required_signals)
 
     def canonical(self) -> dict[str, Any]:
-        return {
+        body: dict[str, Any] = {
             "prompt": self.prompt,
             "expected_behavior": self.expected_behavior,
             "required_signals": list(self.required_signals),
@@ -51,6 +53,10 @@ class SuiteTurn:
             "citation_must_contain": list(self.citation_must_contain),
             "no_agreement": self.no_agreement,
         }
+        # Newer fields join the hashed form only when set: existing suites keep their hashes.
+        if self.must_not_assert:
+            body["must_not_assert"] = list(self.must_not_assert)
+        return body
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ _EXPECTATIONS = (
     "expected_behavior",
     "required_signals",
     "must_not_appear",
+    "must_not_assert",
     "required_citation_source",
     "citation_must_contain",
 )
@@ -45,6 +46,7 @@ _CAMEL = {
     "expectedBehavior": "expected_behavior",
     "requiredSignals": "required_signals",
     "mustNotAppear": "must_not_appear",
+    "mustNotAssert": "must_not_assert",
     "requiredCitationSource": "required_citation_source",
     "citationMustContain": "citation_must_contain",
     "expectedDocIds": "expected_doc_ids",
@@ -153,6 +155,7 @@ def _parse_turn_fields(
                 f"signal group {group!r} has an empty alternative (groups look like 'a|b|c')",
             )
     must_not_appear = _str_list(fields, "must_not_appear", check, prefix=prefix)
+    must_not_assert = _str_list(fields, "must_not_assert", check, prefix=prefix)
     citation_source = _optional_str(fields, "required_citation_source", check, prefix=prefix)
     citation_must_contain = _str_list(fields, "citation_must_contain", check, prefix=prefix)
     no_agreement = _bool(fields, "no_agreement", check, prefix=prefix)
@@ -166,6 +169,7 @@ def _parse_turn_fields(
         required_citation_source=citation_source,
         citation_must_contain=citation_must_contain,
         no_agreement=no_agreement,
+        must_not_assert=must_not_assert,
     )
 
 

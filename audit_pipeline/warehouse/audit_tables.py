@@ -137,6 +137,7 @@ def write_suite_prompts(warehouse: Warehouse, suite_name: str, suite: PromptSuit
             "expected_behavior": turn.expected_behavior,
             "required_signals": list(turn.required_signals),
             "must_not_appear": list(turn.must_not_appear),
+            "must_not_assert": list(turn.must_not_assert),
             "required_citation_source": turn.required_citation_source,
             "citation_must_contain": list(turn.citation_must_contain),
             "no_agreement": turn.no_agreement,

@@ -123,6 +123,8 @@ RETRIEVAL_EVAL_DOCUMENTATION: Mapping[str, str] = {
     "it retrieved, in rank order.",
     "VIEW v_trend": "Per target and week: audits, mean and max risk, hallucination and pass "
     "rates, last decision, and the last overall retrieval evaluation of that week.",
+    "COLUMN suite_prompts.must_not_assert": "Forbidden strings that fail only where the answer "
+    "asserts them (a denial the vault supports is a note); NULL before migration 8.",
 }
 
 

@@ -348,8 +348,10 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         8,
-        "retrieval evaluations on the golden set; v_trend shows the week's last one",
+        "evaluation harness: retrieval evaluations on the golden set (v_trend shows the "
+        "week's last one); must_not_assert expectations",
         (
+            "ALTER TABLE suite_prompts ADD COLUMN must_not_assert VARCHAR[]",
             """
             CREATE TABLE retrieval_evals (
                 eval_id        VARCHAR NOT NULL,
