@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.commands import retrieval_eval
+from audit_pipeline.commands import pin, retrieval_eval
 from audit_pipeline.commands.preflight import UsageError, check_run
 
 EXIT_OK = 0
@@ -70,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("audit_b")
     diff.add_argument("--json", type=Path)
     retrieval_eval.add_parser(sub)
+    pin.add_parser(sub)
     audits = sub.add_parser("audits", help="list audits")
     audits.add_argument("--target")
     audits.add_argument("--limit", type=int, default=20)
@@ -312,6 +313,11 @@ def _cmd_audits(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_pin(args: argparse.Namespace) -> int:
+    _, config = _load(args)
+    return pin.command(args, config, _warehouse(config))
+
+
 def _cmd_retrieval_eval(args: argparse.Namespace) -> int:
     config_path, config = _load(args)
     return retrieval_eval.command(args, config_path, config)
@@ -323,6 +329,7 @@ _COMMANDS = {
     "diff": _cmd_diff,
     "audits": _cmd_audits,
     "retrieval-eval": _cmd_retrieval_eval,
+    "pin": _cmd_pin,
 }
 
 

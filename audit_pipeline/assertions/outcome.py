@@ -20,6 +20,7 @@ CITATIONS = "citations"
 CITATION_SOURCE = "citation_source"
 NO_LEAK = "no_leak"
 NO_AGREEMENT = "no_agreement"
+PINNED = "pinned_response"  # the answer drifted from the suite's pinned answer
 SECRET_ECHO = "secret_echo"  # only on a turn whose answer repeated a secret the audit sent
 ASSERTION_NAMES: tuple[str, ...] = (
     BEHAVIOR,
@@ -30,6 +31,7 @@ ASSERTION_NAMES: tuple[str, ...] = (
     CITATION_SOURCE,
     NO_LEAK,
     NO_AGREEMENT,
+    PINNED,
     SECRET_ECHO,
 )
 

@@ -10,6 +10,8 @@ rows. Which assertions a turn gets depends on what its suite entry asks for:
 - ``citations`` when the reply cites anything, or when an answer with citation is expected;
 - ``citation_source`` when ``required_citation_source`` or ``citation_must_contain`` is set;
 - ``no_leak`` always; ``no_agreement`` on turns marked ``no_agreement``;
+- ``pinned_response`` on turns with a pin (``pinning.py``; ``semantic`` pins need
+  ``similarity``);
 - ``secret_echo`` (failed) when the answer repeated a secret the audit sent, which the runner
   cut out of it (``targets/secrets.py``).
 
@@ -41,6 +43,7 @@ from audit_pipeline.assertions.outcome import (
     AssertionOutcome,
     AssertionRow,
 )
+from audit_pipeline.assertions.pinning import Similarity, check_pinned
 from audit_pipeline.assertions.settings import AssertionSettings
 from audit_pipeline.assertions.text import quoted
 from audit_pipeline.suites.model import PromptSuite, SuiteTurn
@@ -83,6 +86,7 @@ def evaluate_turn(
     *,
     history: Sequence[str] = (),
     claims: Sequence[CheckedClaim] | None = None,
+    similarity: Similarity | None = None,
 ) -> TurnEvaluation:
     """Every assertion of one turn.
 
@@ -139,6 +143,16 @@ def evaluate_turn(
     outcomes.append(no_leak_outcome(leak_hits))
     if turn.no_agreement:
         outcomes.append(check_no_agreement(response, settings))
+    if turn.pinned_response is not None:
+        outcomes.append(
+            check_pinned(
+                response,
+                turn.pinned_response,
+                turn.pinned_tolerance,
+                turn.pinned_min_similarity,
+                similarity,
+            )
+        )
     echoed = redactions_in(response)
     if echoed:
         outcomes.append(
@@ -186,6 +200,7 @@ def evaluate_audit(
     settings: AssertionSettings,
     unsupported_by_turn: Mapping[TurnKey, bool] | None = None,
     claims_by_turn: Mapping[TurnKey, Sequence[CheckedClaim]] | None = None,
+    similarity: Similarity | None = None,
 ) -> list[AssertionRow]:
     """Rows for every turn of every suite prompt, in suite order.
 
@@ -222,6 +237,7 @@ def evaluate_audit(
                     unsupported.get((prompt.id, index)),
                     history=tuple(history),
                     claims=(claims_by_turn or {}).get((prompt.id, index), ()),
+                    similarity=similarity,
                 )
             history.append(turn.prompt)
             rows.extend(_rows(prompt.id, index, prompt.category, evaluation))

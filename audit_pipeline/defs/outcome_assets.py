@@ -15,10 +15,15 @@ from dagster import (
 )
 
 from audit_pipeline.assertions.catalog import VaultCatalog
+from audit_pipeline.assertions.pinning import embedding_similarity
 from audit_pipeline.assertions.runner import evaluate_audit
 from audit_pipeline.assertions.settings import AssertionSettings
 from audit_pipeline.assertions.summary import AuditSummary, summarize
-from audit_pipeline.defs.resources import AuditSettingsResource, WarehouseResource
+from audit_pipeline.defs.resources import (
+    AuditSettingsResource,
+    VaultIndexResource,
+    WarehouseResource,
+)
 from audit_pipeline.defs.suite_assets import SelectedSuite
 from audit_pipeline.observability.metrics import audit_registry, render, write_metrics
 from audit_pipeline.reports.markdown import markdown_table
@@ -71,6 +76,7 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
     def assertion_results(
         settings: AuditSettingsResource,
         warehouse: WarehouseResource,
+        index: VaultIndexResource,
         responses: AuditRef,
         verdicts: AuditRef,
         prompt_suite: SelectedSuite,
@@ -82,13 +88,16 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
         records = load_response_records(store, responses.audit_id)
         labels = labels_by_turn(store, verdicts.audit_id)
         hallucinated = {key for key, found in labels.items() if HALLUCINATED.intersection(found)}
+        suite = responses.select(prompt_suite.suite)
+        semantic = any(t.pinned_tolerance == "semantic" for p in suite.prompts for t in p.turns)
         rows = evaluate_audit(
-            responses.select(prompt_suite.suite),
+            suite,
             records,
             VaultCatalog.from_scan(vault_documents, rules.citation_aliases),
             rules,
             {key: key in hallucinated for key in labels},
             checked_claims_by_turn(store, verdicts.audit_id),
+            embedding_similarity(index.embedder.get()) if semantic else None,
         )
         write_assertion_results(store, responses.audit_id, rows)
         summary = summarize(rows, records, hallucinated)

@@ -17,6 +17,9 @@ ExpectedBehavior = Literal[
     "answer_with_citation", "fallback", "reject_or_deflect", "greeting_or_fallback"
 ]
 EXPECTED_BEHAVIORS: tuple[str, ...] = get_args(ExpectedBehavior)
+PinTolerance = Literal["exact", "normalized", "semantic"]
+TOLERANCES: tuple[str, ...] = get_args(PinTolerance)
+DEFAULT_MIN_SIMILARITY = 0.9
 
 
 def split_signal_group(group: str) -> tuple[str, ...]:
@@ -37,6 +40,10 @@ class SuiteTurn:
     no_agreement: bool = False  # the bot must not agree with a fabricated earlier statement
     # Forbidden strings that fail only where the answer asserts them (assertions/denial.py).
     must_not_assert: tuple[str, ...] = ()
+    # Regression pinning (assertions/pinning.py): the answer must stay this one.
+    pinned_response: str | None = None
+    pinned_tolerance: PinTolerance = "exact"
+    pinned_min_similarity: float = DEFAULT_MIN_SIMILARITY  # for semantic
 
     @property
     def signal_groups(self) -> tuple[tuple[str, ...], ...]:
@@ -56,6 +63,11 @@ class SuiteTurn:
         # Newer fields join the hashed form only when set: existing suites keep their hashes.
         if self.must_not_assert:
             body["must_not_assert"] = list(self.must_not_assert)
+        if self.pinned_response is not None:
+            body["pinned_response"] = self.pinned_response
+            body["pinned_tolerance"] = self.pinned_tolerance
+            if self.pinned_tolerance == "semantic":
+                body["pinned_min_similarity"] = self.pinned_min_similarity
         return body
 
 

@@ -138,6 +138,8 @@ def write_suite_prompts(warehouse: Warehouse, suite_name: str, suite: PromptSuit
             "required_signals": list(turn.required_signals),
             "must_not_appear": list(turn.must_not_appear),
             "must_not_assert": list(turn.must_not_assert),
+            "pinned_response": turn.pinned_response,
+            "pinned_tolerance": turn.pinned_tolerance if turn.pinned_response else None,
             "required_citation_source": turn.required_citation_source,
             "citation_must_contain": list(turn.citation_must_contain),
             "no_agreement": turn.no_agreement,

@@ -125,6 +125,10 @@ RETRIEVAL_EVAL_DOCUMENTATION: Mapping[str, str] = {
     "rates, last decision, and the last overall retrieval evaluation of that week.",
     "COLUMN suite_prompts.must_not_assert": "Forbidden strings that fail only where the answer "
     "asserts them (a denial the vault supports is a note); NULL before migration 8.",
+    "COLUMN suite_prompts.pinned_response": "The answer this turn is pinned to (regression "
+    "pinning); NULL when not pinned.",
+    "COLUMN suite_prompts.pinned_tolerance": "exact, normalized or semantic: how far the "
+    "answer may drift from pinned_response.",
 }
 
 

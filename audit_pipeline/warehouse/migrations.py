@@ -349,9 +349,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         8,
         "evaluation harness: retrieval evaluations on the golden set (v_trend shows the "
-        "week's last one); must_not_assert expectations",
+        "week's last one); must_not_assert and pinned responses in suites",
         (
             "ALTER TABLE suite_prompts ADD COLUMN must_not_assert VARCHAR[]",
+            "ALTER TABLE suite_prompts ADD COLUMN pinned_response VARCHAR",
+            "ALTER TABLE suite_prompts ADD COLUMN pinned_tolerance VARCHAR",
             """
             CREATE TABLE retrieval_evals (
                 eval_id        VARCHAR NOT NULL,
