@@ -69,6 +69,13 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("audit_a")
     diff.add_argument("audit_b")
     diff.add_argument("--json", type=Path)
+    diff.add_argument(
+        "--fail-on",
+        choices=["regression"],
+        help="exit 1 when B's risk is significantly higher than A's (bootstrap over prompts)",
+    )
+    diff.add_argument("--samples", type=int, default=2000, help="bootstrap resamples")
+    diff.add_argument("--confidence", type=float, default=0.95, help="confidence level")
     retrieval_eval.add_parser(sub)
     pin.add_parser(sub)
     audits = sub.add_parser("audits", help="list audits")
@@ -265,7 +272,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from audit_pipeline.scoring.history import UnknownAuditError, diff_outcomes, load_outcome
+    from audit_pipeline.scoring.regression import bootstrap_risk_change, prompt_risks
 
+    if args.samples < 1 or not 0 < args.confidence < 1:
+        raise UsageError("--samples must be at least 1 and --confidence in (0, 1)")
     _, config = _load(args)
     warehouse = _warehouse(config)
     try:
@@ -284,8 +294,26 @@ def _cmd_diff(args: argparse.Namespace) -> int:
             f"  {name}: risk {change['risk_before']} -> {change['risk_after']}, failed "
             f"{change['failed_before']} -> {change['failed_after']}"
         )
+    try:
+        change = bootstrap_risk_change(
+            prompt_risks(warehouse, before.audit_id),
+            prompt_risks(warehouse, after.audit_id),
+            samples=args.samples,
+            confidence=args.confidence,
+        )
+    except ValueError as error:
+        change = None
+        print(f"risk change: not measurable ({error})")
+    if change is not None:
+        print(f"risk change: {change.describe()}")
+    significant = change is not None and change.significant_increase
     if args.json:
-        args.json.write_text(json.dumps(diff.to_dict(), indent=2, default=str))
+        payload = diff.to_dict()
+        payload["risk_change"] = change.to_dict() if change is not None else None
+        args.json.write_text(json.dumps(payload, indent=2, default=str))
+    if args.fail_on == "regression" and significant:
+        print("REGRESSION: the risk increase is significant (--fail-on regression)")
+        return EXIT_BLOCKED
     return EXIT_OK
 
 

@@ -149,6 +149,8 @@ class AuditConfig(_Section):
     assertions: AssertionSettings = AssertionSettings()
     scoring: ScoringSettings = ScoringSettings()
     gates: GateSettings = GateSettings()
+    # Known failures accepted until a date (scoring/waivers.py); None: no waivers.
+    waivers: Path | None = None
     reports: ReportSettings = ReportSettings()
     automation: AutomationSettings = AutomationSettings()
     reliability: ReliabilitySettings = ReliabilitySettings()
@@ -218,6 +220,10 @@ class AuditConfig(_Section):
     def resolve(self, path: Path) -> Path:
         """An absolute path for a path written in the config (relative to the config file)."""
         return path if path.is_absolute() else (self.base_dir / path).resolve()
+
+    @property
+    def waivers_path(self) -> Path | None:
+        return None if self.waivers is None else self.resolve(self.waivers)
 
     @property
     def vault_path(self) -> Path:

@@ -29,6 +29,7 @@ def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError("--concurrency must be at least 1")
     target, suite = _check_target_and_suite(config, args)
     _check_judge_key(config)
+    _check_waivers(config)
     if args.json is not None:
         check_writable_file(args.json, "--json")
     check_vault(config)
@@ -61,6 +62,16 @@ def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str,
     except (ConfigError, SuiteValidationError, TargetConfigError, KeyError, ValueError) as error:
         raise UsageError(str(error)) from None
     return target, suite_name
+
+
+def _check_waivers(config: Any) -> None:
+    from audit_pipeline.scoring.waivers import WaiverError, load_waivers
+
+    if config.waivers_path is not None:
+        try:
+            load_waivers(config.waivers_path)
+        except WaiverError as error:
+            raise UsageError(str(error)) from None
 
 
 def _check_judge_key(config: Any) -> None:

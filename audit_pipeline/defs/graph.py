@@ -55,7 +55,7 @@ def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
         prompt_suite,
         build_responses_asset(partitions),
         *build_detection_assets(partitions),
-        *build_outcome_assets(partitions),
+        *build_outcome_assets(partitions, with_waivers=config.waivers is not None),
     ]
 
 

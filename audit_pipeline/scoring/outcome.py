@@ -38,6 +38,7 @@ class AuditOutcome:
     failures: list[dict[str, Any]]
     gates: list[GateResult]
     incomplete: list[str] = field(default_factory=list)  # why too little could be checked
+    waivers: dict[str, Any] | None = None  # WaiverStatus.to_dict() when waivers are configured
 
     @property
     def gates_failed(self) -> bool:
@@ -55,6 +56,7 @@ class AuditOutcome:
             "failures": self.failures,
             "gates": [gate.to_dict() for gate in self.gates],
             "incomplete": self.incomplete,
+            **({"waivers": self.waivers} if self.waivers is not None else {}),
         }
 
 
@@ -68,6 +70,7 @@ def build_outcome(
     gates: list[GateResult],
     decision: str | None = None,
     incomplete: list[str] | None = None,
+    waivers: dict[str, Any] | None = None,
 ) -> AuditOutcome:
     counts = summary.to_dict()
     categories = sorted(set(counts["by_category"]) | set(risk.by_category))
@@ -90,4 +93,5 @@ def build_outcome(
         failures=counts["failures"],
         gates=gates,
         incomplete=list(incomplete or []),
+        waivers=waivers,
     )
