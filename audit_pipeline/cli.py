@@ -38,6 +38,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--category", action="append", default=[], help="only this category")
     run.add_argument("--id", action="append", default=[], dest="ids", help="only this prompt")
     run.add_argument("--concurrency", type=int, help="target calls in flight at once")
+    run.add_argument(
+        "--fuzz",
+        nargs="?",
+        const="all",
+        default=None,
+        metavar="T1,T2",
+        help="add adversarial variants of each prompt: language, authority, poisoning, base64, "
+        "homoglyph (default: all)",
+    )
     cache = run.add_mutually_exclusive_group()
     cache.add_argument("--no-cache", dest="use_cache", action="store_false", default=None)
     cache.add_argument("--cache", dest="use_cache", action="store_true")
@@ -120,6 +129,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from audit_pipeline.commands.console import worst_claims as load_worst
     from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, run_audit
     from audit_pipeline.observability.logs import add_json_file_handler
+    from audit_pipeline.suites.fuzz import parse_transformations
     from audit_pipeline.warehouse.audit_tables import (
         AuditNotResumableError,
         check_resumable,
@@ -154,6 +164,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         use_cache=args.use_cache,
         verbose=args.verbose,
         resume_audit_id=resume,
+        fuzz=parse_transformations(args.fuzz),
     )
     log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
     outcomes = []

@@ -72,6 +72,17 @@ def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
     for problem in outcome.incomplete:
         print(f"incomplete: {problem}", file=out)
     print_waivers(outcome.waivers, out)
+    if outcome.fuzz:
+        print("\nfuzz variants by transformation:", file=out)
+        rows = [
+            {
+                "transformation": name,
+                **counts,
+                "pass rate": _pct(counts["passed"] / counts["prompts"]),
+            }
+            for name, counts in outcome.fuzz.items()
+        ]
+        table(rows, ["transformation", "prompts", "passed", "failed", "pass rate"], out)
 
 
 def print_waivers(waivers: Mapping[str, Any] | None, out: TextIO = sys.stdout) -> None:

@@ -40,6 +40,7 @@ def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
 def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str, str]:
     from audit_pipeline.config import ConfigError
     from audit_pipeline.suites.errors import SuiteValidationError
+    from audit_pipeline.suites.fuzz import fuzz_suite, parse_transformations
     from audit_pipeline.suites.loader import load_suite
     from audit_pipeline.targets.base import TargetConfigError, close_target
     from audit_pipeline.targets.config import VaultBotTargetConfig, build_target
@@ -49,6 +50,9 @@ def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str,
         target, target_config = config.target_config(args.target)
         suite_name, suite_path = config.suite_path(args.suite)
         suite = load_suite(suite_path)
+        suite = fuzz_suite(
+            suite, (*suite.fuzz, *parse_transformations(getattr(args, "fuzz", None)))
+        )
         selected = suite
         if args.category or args.ids:
             selected = suite.filter(categories=args.category or None, ids=args.ids or None)

@@ -34,6 +34,7 @@ class RunOptions:
     use_cache: bool | None = None
     verbose: bool = False
     resume_audit_id: str | None = None
+    fuzz: Sequence[str] = ()
 
 
 # Steps after the decision is committed: their failure loses a file, not the audit.
@@ -84,7 +85,7 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
     level = "DEBUG" if options.verbose else "CRITICAL"
     return {
         "ops": {
-            "prompt_suite": {"config": {"suite": options.suite}},
+            "prompt_suite": {"config": {"suite": options.suite, "fuzz": list(options.fuzz)}},
             "responses": {"config": responses},
         },
         "loggers": {"console": {"config": {"log_level": level}}},

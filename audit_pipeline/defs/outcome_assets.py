@@ -43,6 +43,7 @@ from audit_pipeline.scoring.waivers import (
     waive_claims,
     waive_rows,
 )
+from audit_pipeline.suites.fuzz import results_by_transformation
 from audit_pipeline.targets.config import VaultBotTargetConfig
 from audit_pipeline.vault.documents import VaultScan
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_records
@@ -209,6 +210,11 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
             decision=decision,
             incomplete=problems,
             waivers=waivers,
+            fuzz=results_by_transformation(
+                ref.select(prompt_suite.suite), (f.prompt_id for f in summary.failures)
+            )
+            if prompt_suite.suite.fuzz
+            else None,
         )
         context.log.info(
             f"audit {ref.audit_id}: decision {decision}, risk "

@@ -39,6 +39,8 @@ class AuditOutcome:
     gates: list[GateResult]
     incomplete: list[str] = field(default_factory=list)  # why too little could be checked
     waivers: dict[str, Any] | None = None  # WaiverStatus.to_dict() when waivers are configured
+    # Fuzz variants' prompts / passed / failed per transformation, when the suite was fuzzed.
+    fuzz: dict[str, dict[str, int]] | None = None
 
     @property
     def gates_failed(self) -> bool:
@@ -57,6 +59,7 @@ class AuditOutcome:
             "gates": [gate.to_dict() for gate in self.gates],
             "incomplete": self.incomplete,
             **({"waivers": self.waivers} if self.waivers is not None else {}),
+            **({"fuzz": self.fuzz} if self.fuzz is not None else {}),
         }
 
 
@@ -71,6 +74,7 @@ def build_outcome(
     decision: str | None = None,
     incomplete: list[str] | None = None,
     waivers: dict[str, Any] | None = None,
+    fuzz: dict[str, dict[str, int]] | None = None,
 ) -> AuditOutcome:
     counts = summary.to_dict()
     categories = sorted(set(counts["by_category"]) | set(risk.by_category))
@@ -94,4 +98,5 @@ def build_outcome(
         gates=gates,
         incomplete=list(incomplete or []),
         waivers=waivers,
+        fuzz=fuzz,
     )

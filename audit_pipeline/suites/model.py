@@ -85,6 +85,9 @@ class SuitePrompt:
     is_conversation: bool = False
     expected_doc_ids: tuple[str, ...] = ()
     notes: str | None = None
+    # A fuzz variant (suites/fuzz.py): the prompt it was derived from, and how.
+    fuzz_of: str | None = None
+    transformation: str | None = None
     prompt_hash: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -121,6 +124,8 @@ class PromptSuite:
     version: str | None = None
     description: str | None = None
     source: str | None = None  # path the suite was loaded from, when it came from a file
+    # Fuzz transformations the suite asks for (``fuzz:``); its variants are added by fuzz_suite.
+    fuzz: tuple[str, ...] = ()
     content_hash: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -178,7 +183,8 @@ class PromptSuite:
             prompt
             for prompt in self.prompts
             if (categories is None or prompt.category in categories)
-            and (ids is None or prompt.id in ids)
+            # A fuzz variant goes with its parent: --id ENC-002 keeps ENC-002~base64.
+            and (ids is None or prompt.id in ids or prompt.fuzz_of in ids)
         )
         return PromptSuite(
             name=self.name,
@@ -186,6 +192,7 @@ class PromptSuite:
             version=self.version,
             description=self.description,
             source=self.source,
+            fuzz=self.fuzz,
         )
 
 
