@@ -59,7 +59,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--repeat", type=int, default=1, help="run the audit N times")
     run.add_argument(
-        "--min-fail", type=int, default=None, help="with --repeat: a prompt fails in >= K runs"
+        "--min-fail",
+        type=int,
+        default=None,
+        help="with --repeat: a prompt is a real failure in >= K runs (default: 60%% of N, "
+        "rounded up), flaky below",
     )
     run.add_argument("--fail-on", choices=["block", "warn"], default="block")
     run.add_argument(
@@ -127,8 +131,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print_worst_claims,
     )
     from audit_pipeline.commands.console import worst_claims as load_worst
-    from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, run_audit
+    from audit_pipeline.commands.run_audit import (
+        RunOptions,
+        combine_repeats,
+        real_failure_threshold,
+        run_audit,
+    )
     from audit_pipeline.observability.logs import add_json_file_handler
+    from audit_pipeline.reports.write import write_outcome_report
     from audit_pipeline.suites.fuzz import parse_transformations
     from audit_pipeline.warehouse.audit_tables import (
         AuditNotResumableError,
@@ -207,12 +217,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     payload["judge"] = judge_usage(Warehouse(config.duckdb_path), outcome.audit_id)
     decision, gates = outcome.decision, outcome.gates
     if args.repeat > 1:
-        combined = combine_repeats(outcomes, args.min_fail or args.repeat)
+        asked = Warehouse(config.duckdb_path).query(
+            "SELECT DISTINCT prompt_id FROM responses WHERE audit_id = ? ORDER BY prompt_id",
+            [outcome.audit_id],
+        )
+        combined = combine_repeats(
+            outcomes,
+            args.min_fail or real_failure_threshold(args.repeat),
+            list(asked["prompt_id"]),
+        )
         decision, gates = combined["decision"], combined["gates"]
-        print(f"\nOver {args.repeat} runs (a prompt fails in >= {combined['min_fail']}):")
+        print(
+            f"\nOver {args.repeat} runs (real: fails in >= {combined['min_fail']}, "
+            "flaky: fails in fewer):"
+        )
         for prompt, info in combined["prompts"].items():
-            state = "FAIL" if info["failed"] else "flaky"
-            print(f"  {state:5} {prompt} failed {info['failed_runs']}/{info['runs']}")
+            if info["class"] != "pass":
+                print(f"  {info['class']:5} {prompt} failed {info['failed_runs']}/{info['runs']}")
         print_gates(gates)
         print(f"\nDECISION over {args.repeat} runs: {decision.upper()}")
         payload["repeats"] = {
@@ -221,6 +242,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         }
         payload["decision"] = decision
         payload["gates"] = payload["repeats"]["gates"]
+        try:  # the last run's report gets the flakiness table
+            report = write_outcome_report(
+                Warehouse(config.duckdb_path), outcome, config, repeats=payload["repeats"]
+            ).html
+        except OSError as error:
+            result.warnings.append(f"the report could not be rewritten: {error.strerror}")
     if report is not None:
         print(f"\nreport: {report}")
     for warning in result.warnings:

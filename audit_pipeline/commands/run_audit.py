@@ -7,6 +7,7 @@ schedule use (``build_assets``), so a CI gate and the weekly audit judge identic
 from __future__ import annotations
 
 import logging
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -165,9 +166,19 @@ _SEVERITY = {"pass": 0, "warn": 1, "error": 2}
 _DECISIONS = ("deploy", "warn", "block")
 
 
-def combine_repeats(outcomes: Sequence[AuditOutcome], min_fail: int) -> dict[str, Any]:
+def real_failure_threshold(runs: int) -> int:
+    """Seed 000's flakiness protocol: a prompt failing in at least 60 % of the runs (3 of 5)
+    is a real failure; one failing less often is flaky."""
+    return math.ceil(0.6 * runs)
+
+
+def combine_repeats(
+    outcomes: Sequence[AuditOutcome], min_fail: int, prompt_ids: Sequence[str] = ()
+) -> dict[str, Any]:
     """Flaky-prompt view of N runs: a prompt, a gate or the decision fails only when it fails
-    in at least ``min_fail`` of them."""
+    in at least ``min_fail`` of them. Every prompt gets its fail count and a class: ``real``
+    (failed in >= ``min_fail`` runs), ``flaky`` (failed in fewer) or ``pass`` (never failed);
+    ``prompt_ids`` lists the prompts that never failed too."""
     runs = len(outcomes)
     failed_runs: dict[str, int] = {}
     categories: dict[str, str] = {}
@@ -199,12 +210,13 @@ def combine_repeats(outcomes: Sequence[AuditOutcome], min_fail: int) -> dict[str
         "pass_rate": (total - len(failed)) / total if total else 0.0,
         "prompts": {
             prompt: {
-                "category": categories[prompt],
+                "category": categories.get(prompt),
                 "failed_runs": n,
                 "runs": runs,
                 "failed": n >= min_fail,
+                "class": "real" if n >= min_fail else "flaky" if n else "pass",
             }
-            for prompt, n in sorted(failed_runs.items())
+            for prompt, n in sorted({**dict.fromkeys(prompt_ids, 0), **failed_runs}.items())
         },
         "gates": gates,
     }
