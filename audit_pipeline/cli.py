@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.commands import pin, retrieval_eval
+from audit_pipeline.commands import generate_suite, pin, retrieval_eval
 from audit_pipeline.commands.preflight import UsageError, check_run
 
 EXIT_OK = 0
@@ -91,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--confidence", type=float, default=0.95, help="confidence level")
     retrieval_eval.add_parser(sub)
     pin.add_parser(sub)
+    generate_suite.add_parser(sub)
     audits = sub.add_parser("audits", help="list audits")
     audits.add_argument("--target")
     audits.add_argument("--limit", type=int, default=20)
@@ -379,6 +380,11 @@ def _cmd_audits(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_generate_suite(args: argparse.Namespace) -> int:
+    config_path, config = _load(args)
+    return generate_suite.command(args, config_path, config)
+
+
 def _cmd_pin(args: argparse.Namespace) -> int:
     _, config = _load(args)
     return pin.command(args, config, _warehouse(config))
@@ -396,6 +402,7 @@ _COMMANDS = {
     "audits": _cmd_audits,
     "retrieval-eval": _cmd_retrieval_eval,
     "pin": _cmd_pin,
+    "generate-suite": _cmd_generate_suite,
 }
 
 

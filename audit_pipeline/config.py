@@ -19,7 +19,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.detection.settings import DetectionSettings
+from audit_pipeline.detection.settings import DetectionSettings, JudgeSettings
 from audit_pipeline.embedding import DEFAULT_MODEL
 from audit_pipeline.evaluation.settings import EvaluationSettings
 from audit_pipeline.index.collections import DEFAULT as DEFAULT_COLLECTION
@@ -149,6 +149,8 @@ class AuditConfig(_Section):
     assertions: AssertionSettings = AssertionSettings()
     scoring: ScoringSettings = ScoringSettings()
     gates: GateSettings = GateSettings()
+    # A litellm model that writes generated suites (generate-suite); None: offline templates.
+    suite_generation: JudgeSettings | None = None
     # Known failures accepted until a date (scoring/waivers.py); None: no waivers.
     waivers: Path | None = None
     reports: ReportSettings = ReportSettings()
