@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from audit_pipeline.commands import generate_suite, pin, retrieval_eval
 from audit_pipeline.commands.preflight import UsageError, check_run
 
 EXIT_OK = 0
@@ -37,6 +38,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--category", action="append", default=[], help="only this category")
     run.add_argument("--id", action="append", default=[], dest="ids", help="only this prompt")
     run.add_argument("--concurrency", type=int, help="target calls in flight at once")
+    run.add_argument(
+        "--fuzz",
+        nargs="?",
+        const="all",
+        default=None,
+        metavar="T1,T2",
+        help="add adversarial variants of each prompt: language, authority, poisoning, base64, "
+        "homoglyph (default: all)",
+    )
     cache = run.add_mutually_exclusive_group()
     cache.add_argument("--no-cache", dest="use_cache", action="store_false", default=None)
     cache.add_argument("--cache", dest="use_cache", action="store_true")
@@ -49,7 +59,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--repeat", type=int, default=1, help="run the audit N times")
     run.add_argument(
-        "--min-fail", type=int, default=None, help="with --repeat: a prompt fails in >= K runs"
+        "--min-fail",
+        type=int,
+        default=None,
+        help="with --repeat: a prompt is a real failure in >= K runs (default: 60%% of N, "
+        "rounded up), flaky below",
     )
     run.add_argument("--fail-on", choices=["block", "warn"], default="block")
     run.add_argument(
@@ -68,6 +82,16 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("audit_a")
     diff.add_argument("audit_b")
     diff.add_argument("--json", type=Path)
+    diff.add_argument(
+        "--fail-on",
+        choices=["regression"],
+        help="exit 1 when B's risk is significantly higher than A's (bootstrap over prompts)",
+    )
+    diff.add_argument("--samples", type=int, default=2000, help="bootstrap resamples")
+    diff.add_argument("--confidence", type=float, default=0.95, help="confidence level")
+    retrieval_eval.add_parser(sub)
+    pin.add_parser(sub)
+    generate_suite.add_parser(sub)
     audits = sub.add_parser("audits", help="list audits")
     audits.add_argument("--target")
     audits.add_argument("--limit", type=int, default=20)
@@ -108,8 +132,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print_worst_claims,
     )
     from audit_pipeline.commands.console import worst_claims as load_worst
-    from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, run_audit
+    from audit_pipeline.commands.run_audit import (
+        RunOptions,
+        combine_repeats,
+        real_failure_threshold,
+        run_audit,
+    )
     from audit_pipeline.observability.logs import add_json_file_handler
+    from audit_pipeline.reports.write import write_outcome_report
+    from audit_pipeline.suites.fuzz import parse_transformations
     from audit_pipeline.warehouse.audit_tables import (
         AuditNotResumableError,
         check_resumable,
@@ -144,6 +175,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         use_cache=args.use_cache,
         verbose=args.verbose,
         resume_audit_id=resume,
+        fuzz=parse_transformations(args.fuzz),
     )
     log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
     outcomes = []
@@ -186,12 +218,23 @@ def _cmd_run(args: argparse.Namespace) -> int:
     payload["judge"] = judge_usage(Warehouse(config.duckdb_path), outcome.audit_id)
     decision, gates = outcome.decision, outcome.gates
     if args.repeat > 1:
-        combined = combine_repeats(outcomes, args.min_fail or args.repeat)
+        asked = Warehouse(config.duckdb_path).query(
+            "SELECT DISTINCT prompt_id FROM responses WHERE audit_id = ? ORDER BY prompt_id",
+            [outcome.audit_id],
+        )
+        combined = combine_repeats(
+            outcomes,
+            args.min_fail or real_failure_threshold(args.repeat),
+            list(asked["prompt_id"]),
+        )
         decision, gates = combined["decision"], combined["gates"]
-        print(f"\nOver {args.repeat} runs (a prompt fails in >= {combined['min_fail']}):")
+        print(
+            f"\nOver {args.repeat} runs (real: fails in >= {combined['min_fail']}, "
+            "flaky: fails in fewer):"
+        )
         for prompt, info in combined["prompts"].items():
-            state = "FAIL" if info["failed"] else "flaky"
-            print(f"  {state:5} {prompt} failed {info['failed_runs']}/{info['runs']}")
+            if info["class"] != "pass":
+                print(f"  {info['class']:5} {prompt} failed {info['failed_runs']}/{info['runs']}")
         print_gates(gates)
         print(f"\nDECISION over {args.repeat} runs: {decision.upper()}")
         payload["repeats"] = {
@@ -200,6 +243,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         }
         payload["decision"] = decision
         payload["gates"] = payload["repeats"]["gates"]
+        try:  # the last run's report gets the flakiness table
+            report = write_outcome_report(
+                Warehouse(config.duckdb_path), outcome, config, repeats=payload["repeats"]
+            ).html
+        except OSError as error:
+            result.warnings.append(f"the report could not be rewritten: {error.strerror}")
     if report is not None:
         print(f"\nreport: {report}")
     for warning in result.warnings:
@@ -262,7 +311,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from audit_pipeline.scoring.history import UnknownAuditError, diff_outcomes, load_outcome
+    from audit_pipeline.scoring.regression import bootstrap_risk_change, prompt_risks
 
+    if args.samples < 1 or not 0 < args.confidence < 1:
+        raise UsageError("--samples must be at least 1 and --confidence in (0, 1)")
     _, config = _load(args)
     warehouse = _warehouse(config)
     try:
@@ -281,8 +333,26 @@ def _cmd_diff(args: argparse.Namespace) -> int:
             f"  {name}: risk {change['risk_before']} -> {change['risk_after']}, failed "
             f"{change['failed_before']} -> {change['failed_after']}"
         )
+    try:
+        change = bootstrap_risk_change(
+            prompt_risks(warehouse, before.audit_id),
+            prompt_risks(warehouse, after.audit_id),
+            samples=args.samples,
+            confidence=args.confidence,
+        )
+    except ValueError as error:
+        change = None
+        print(f"risk change: not measurable ({error})")
+    if change is not None:
+        print(f"risk change: {change.describe()}")
+    significant = change is not None and change.significant_increase
     if args.json:
-        args.json.write_text(json.dumps(diff.to_dict(), indent=2, default=str))
+        payload = diff.to_dict()
+        payload["risk_change"] = change.to_dict() if change is not None else None
+        args.json.write_text(json.dumps(payload, indent=2, default=str))
+    if args.fail_on == "regression" and significant:
+        print("REGRESSION: the risk increase is significant (--fail-on regression)")
+        return EXIT_BLOCKED
     return EXIT_OK
 
 
@@ -310,7 +380,30 @@ def _cmd_audits(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"run": _cmd_run, "report": _cmd_report, "diff": _cmd_diff, "audits": _cmd_audits}
+def _cmd_generate_suite(args: argparse.Namespace) -> int:
+    config_path, config = _load(args)
+    return generate_suite.command(args, config_path, config)
+
+
+def _cmd_pin(args: argparse.Namespace) -> int:
+    _, config = _load(args)
+    return pin.command(args, config, _warehouse(config))
+
+
+def _cmd_retrieval_eval(args: argparse.Namespace) -> int:
+    config_path, config = _load(args)
+    return retrieval_eval.command(args, config_path, config)
+
+
+_COMMANDS = {
+    "run": _cmd_run,
+    "report": _cmd_report,
+    "diff": _cmd_diff,
+    "audits": _cmd_audits,
+    "retrieval-eval": _cmd_retrieval_eval,
+    "pin": _cmd_pin,
+    "generate-suite": _cmd_generate_suite,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

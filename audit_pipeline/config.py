@@ -19,8 +19,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.detection.settings import DetectionSettings
+from audit_pipeline.detection.settings import DetectionSettings, JudgeSettings
 from audit_pipeline.embedding import DEFAULT_MODEL
+from audit_pipeline.evaluation.settings import EvaluationSettings
+from audit_pipeline.index.collections import DEFAULT as DEFAULT_COLLECTION
+from audit_pipeline.index.collections import CollectionPolicy, CollectionSettings
 from audit_pipeline.reliability.settings import BreakerSettings
 from audit_pipeline.scoring.gates import GateSettings
 from audit_pipeline.scoring.risk import ScoringSettings
@@ -136,6 +139,8 @@ class AuditConfig(_Section):
     embedding: EmbeddingSettings = EmbeddingSettings()
     storage: StorageSettings = StorageSettings()
     retrieval: RetrievalSettings = RetrievalSettings()
+    collections: dict[str, CollectionSettings] = Field(default_factory=dict)
+    evaluation: EvaluationSettings = EvaluationSettings()
     suites: dict[str, Path] = Field(default_factory=dict)
     targets: dict[str, TargetConfig] = Field(default_factory=dict)
     defaults: DefaultsSettings = DefaultsSettings()
@@ -144,6 +149,10 @@ class AuditConfig(_Section):
     assertions: AssertionSettings = AssertionSettings()
     scoring: ScoringSettings = ScoringSettings()
     gates: GateSettings = GateSettings()
+    # A litellm model that writes generated suites (generate-suite); None: offline templates.
+    suite_generation: JudgeSettings | None = None
+    # Known failures accepted until a date (scoring/waivers.py); None: no waivers.
+    waivers: Path | None = None
     reports: ReportSettings = ReportSettings()
     automation: AutomationSettings = AutomationSettings()
     reliability: ReliabilitySettings = ReliabilitySettings()
@@ -152,7 +161,14 @@ class AuditConfig(_Section):
 
     @model_validator(mode="after")
     def _names_and_defaults(self) -> AuditConfig:
-        for kind, names in (("suite", self.suites), ("target", self.targets)):
+        default = self.collections.get(DEFAULT_COLLECTION)
+        if default is not None and default.paths:
+            raise ValueError(
+                "collections.default holds the thresholds of documents in no other collection: "
+                "it takes no paths"
+            )
+        kinds = (("suite", self.suites), ("target", self.targets), ("collection", self.collections))
+        for kind, names in kinds:
             for name in names:
                 if not _NAME.match(name):
                     raise ValueError(
@@ -183,6 +199,18 @@ class AuditConfig(_Section):
             raise ConfigError(_unknown("suite", name, self.suites))
         return name, self.resolve(self.suites[name])
 
+    def collection_policy(self) -> CollectionPolicy:
+        """The per-collection retrieval thresholds the bot and the evidence stage apply."""
+        return CollectionPolicy(self.collections)
+
+    def retrieval_fingerprint(self) -> str:
+        """A hash of every setting that changes what retrieval returns (the config hash of a
+        retrieval evaluation): chunking, embedding, retrieval and collections."""
+        payload = self.model_dump(
+            mode="json", include={"chunking", "embedding", "retrieval", "collections"}
+        )
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
     @property
     def cache_dir(self) -> Path:
         return self.resolve(self.cache.dir)
@@ -194,6 +222,10 @@ class AuditConfig(_Section):
     def resolve(self, path: Path) -> Path:
         """An absolute path for a path written in the config (relative to the config file)."""
         return path if path.is_absolute() else (self.base_dir / path).resolve()
+
+    @property
+    def waivers_path(self) -> Path | None:
+        return None if self.waivers is None else self.resolve(self.waivers)
 
     @property
     def vault_path(self) -> Path:

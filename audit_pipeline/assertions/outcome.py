@@ -15,19 +15,23 @@ from typing import Any
 BEHAVIOR = "behavior"
 REQUIRED_SIGNALS = "required_signals"
 MUST_NOT_APPEAR = "must_not_appear"
+MUST_NOT_ASSERT = "must_not_assert"  # forbidden strings that fail only where asserted
 CITATIONS = "citations"
 CITATION_SOURCE = "citation_source"
 NO_LEAK = "no_leak"
 NO_AGREEMENT = "no_agreement"
+PINNED = "pinned_response"  # the answer drifted from the suite's pinned answer
 SECRET_ECHO = "secret_echo"  # only on a turn whose answer repeated a secret the audit sent
 ASSERTION_NAMES: tuple[str, ...] = (
     BEHAVIOR,
     REQUIRED_SIGNALS,
     MUST_NOT_APPEAR,
+    MUST_NOT_ASSERT,
     CITATIONS,
     CITATION_SOURCE,
     NO_LEAK,
     NO_AGREEMENT,
+    PINNED,
     SECRET_ECHO,
 )
 

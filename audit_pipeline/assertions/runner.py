@@ -5,10 +5,13 @@ One function per reply (``evaluate_turn`` / ``evaluate_response``) and one per a
 rows. Which assertions a turn gets depends on what its suite entry asks for:
 
 - ``behavior`` when the turn has an ``expected_behavior``;
-- ``required_signals`` / ``must_not_appear`` when those lists are non-empty;
+- ``required_signals`` / ``must_not_appear`` / ``must_not_assert`` when those lists are
+  non-empty (``must_not_assert`` reads the turn's claims and verdicts: ``denial.py``);
 - ``citations`` when the reply cites anything, or when an answer with citation is expected;
 - ``citation_source`` when ``required_citation_source`` or ``citation_must_contain`` is set;
 - ``no_leak`` always; ``no_agreement`` on turns marked ``no_agreement``;
+- ``pinned_response`` on turns with a pin (``pinning.py``; ``semantic`` pins need
+  ``similarity``);
 - ``secret_echo`` (failed) when the answer repeated a secret the audit sent, which the runner
   cut out of it (``targets/secrets.py``).
 
@@ -31,6 +34,7 @@ from audit_pipeline.assertions.content import (
     must_not_appear_hits,
     must_not_appear_outcome,
 )
+from audit_pipeline.assertions.denial import CheckedClaim, check_must_not_assert
 from audit_pipeline.assertions.leaks import find_leaks, no_leak_outcome
 from audit_pipeline.assertions.outcome import (
     BEHAVIOR,
@@ -39,6 +43,7 @@ from audit_pipeline.assertions.outcome import (
     AssertionOutcome,
     AssertionRow,
 )
+from audit_pipeline.assertions.pinning import Similarity, check_pinned
 from audit_pipeline.assertions.settings import AssertionSettings
 from audit_pipeline.assertions.text import quoted
 from audit_pipeline.suites.model import PromptSuite, SuiteTurn
@@ -80,11 +85,15 @@ def evaluate_turn(
     has_unsupported_claims: bool | None = None,
     *,
     history: Sequence[str] = (),
+    claims: Sequence[CheckedClaim] | None = None,
+    similarity: Similarity | None = None,
 ) -> TurnEvaluation:
     """Every assertion of one turn.
 
     ``citations`` None: parsed from ``response``. ``history`` holds the user's earlier messages
     in the conversation: a name the user typed may be echoed without counting as a leak.
+    ``claims`` are the reply's checked claims with their verdicts (None: not verified), which
+    ``must_not_assert`` needs to tell an assertion from a supported denial.
     ``category`` is accepted so every caller passes the same turn context; no rule depends on
     it today.
     """
@@ -125,6 +134,8 @@ def evaluate_turn(
         outcomes.append(check_required_signals(response, turn.signal_groups))
     if turn.must_not_appear:
         outcomes.append(must_not_appear_outcome(forbidden_hits, len(turn.must_not_appear)))
+    if turn.must_not_assert:
+        outcomes.append(check_must_not_assert(response, turn.must_not_assert, claims))
     if check.verdicts or expected == "answer_with_citation":
         outcomes.append(check.outcome(require_one=expected == "answer_with_citation"))
     if check.source is not None:
@@ -132,6 +143,16 @@ def evaluate_turn(
     outcomes.append(no_leak_outcome(leak_hits))
     if turn.no_agreement:
         outcomes.append(check_no_agreement(response, settings))
+    if turn.pinned_response is not None:
+        outcomes.append(
+            check_pinned(
+                response,
+                turn.pinned_response,
+                turn.pinned_tolerance,
+                turn.pinned_min_similarity,
+                similarity,
+            )
+        )
     echoed = redactions_in(response)
     if echoed:
         outcomes.append(
@@ -178,6 +199,8 @@ def evaluate_audit(
     vault_catalog: VaultCatalog,
     settings: AssertionSettings,
     unsupported_by_turn: Mapping[TurnKey, bool] | None = None,
+    claims_by_turn: Mapping[TurnKey, Sequence[CheckedClaim]] | None = None,
+    similarity: Similarity | None = None,
 ) -> list[AssertionRow]:
     """Rows for every turn of every suite prompt, in suite order.
 
@@ -185,7 +208,8 @@ def evaluate_audit(
     target cannot shrink the denominator. Records of prompts not in ``suite`` are ignored (the
     suite may have been filtered); two records for one turn are a caller bug and raise.
     ``unsupported_by_turn`` maps (prompt id, turn) to "claim verification found an unsupported
-    or contradicted claim"; a missing key means "not verified".
+    or contradicted claim"; a missing key means "not verified". ``claims_by_turn`` holds each
+    reply's checked claims (``checked_claims_by_turn``); a reply missing from it has none.
     """
     unsupported = unsupported_by_turn or {}
     by_turn: dict[TurnKey, ResponseRecord] = {}
@@ -212,6 +236,8 @@ def evaluate_audit(
                     settings,
                     unsupported.get((prompt.id, index)),
                     history=tuple(history),
+                    claims=(claims_by_turn or {}).get((prompt.id, index), ()),
+                    similarity=similarity,
                 )
             history.append(turn.prompt)
             rows.extend(_rows(prompt.id, index, prompt.category, evaluation))

@@ -15,7 +15,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from audit_pipeline.assertions.outcome import BEHAVIOR, MUST_NOT_APPEAR, AssertionRow
+from audit_pipeline.assertions.outcome import (
+    BEHAVIOR,
+    MUST_NOT_APPEAR,
+    MUST_NOT_ASSERT,
+    AssertionRow,
+)
 from audit_pipeline.targets.records import ResponseRecord
 
 TurnKey = tuple[str, int]
@@ -98,7 +103,8 @@ def summarize(
     """Summarise ``evaluate_audit``'s rows.
 
     ``hallucinated_turns`` are the (prompt id, turn) whose reply claim verification found
-    unsupported or contradicted; a failed ``must_not_appear`` adds its turn too. Only turns
+    unsupported or contradicted; a failed ``must_not_appear`` or ``must_not_assert`` adds its
+    turn too. Only turns
     with a reply count (from ``responses``; None: every turn in ``rows``). Rows re-read from the
     warehouse lack the summary-only fields of ``AssertionRow``: pass the rows the audit made.
     ``hallucinations`` and ``fallback_errors`` count turns; ``citation_errors`` citations.
@@ -117,7 +123,9 @@ def summarize(
             if record.error is None and record.response is not None
         }
     flagged = set(hallucinated_turns) | {
-        row.key for row in rows if row.assertion == MUST_NOT_APPEAR and not row.passed
+        row.key
+        for row in rows
+        if row.assertion in (MUST_NOT_APPEAR, MUST_NOT_ASSERT) and not row.passed
     }
 
     by_category: dict[str, CategoryCounts] = {}

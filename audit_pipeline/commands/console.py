@@ -71,6 +71,36 @@ def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
     )
     for problem in outcome.incomplete:
         print(f"incomplete: {problem}", file=out)
+    print_waivers(outcome.waivers, out)
+    if outcome.fuzz:
+        print("\nfuzz variants by transformation:", file=out)
+        rows = [
+            {
+                "transformation": name,
+                **counts,
+                "pass rate": _pct(counts["passed"] / counts["prompts"]),
+            }
+            for name, counts in outcome.fuzz.items()
+        ]
+        table(rows, ["transformation", "prompts", "passed", "failed", "pass rate"], out)
+
+
+def print_waivers(waivers: Mapping[str, Any] | None, out: TextIO = sys.stdout) -> None:
+    """Waived failures are shown, not hidden; an expired waiver is an error on stderr too."""
+    if waivers is None:
+        return
+    applied = waivers.get("applied", [])
+    if applied:
+        print(f"\nwaived ({len(applied)}, not counted by the gates):", file=out)
+        for item in applied:
+            what = item.get("assertion") or f"claim {clean(item.get('claim'), 70)!r}"
+            print(
+                f"  {item['prompt_id']} turn {item['turn']} {what}: {clean(item['reason'], 60)}"
+                f" (until {item['expires']})",
+                file=out,
+            )
+    for expired in waivers.get("expired", []):
+        print(f"error: waiver expired: {clean(expired)}", file=sys.stderr)
 
 
 def print_pipeline_counts(

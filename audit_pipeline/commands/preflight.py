@@ -29,16 +29,18 @@ def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError("--concurrency must be at least 1")
     target, suite = _check_target_and_suite(config, args)
     _check_judge_key(config)
+    _check_waivers(config)
     if args.json is not None:
         check_writable_file(args.json, "--json")
-    _check_vault(config)
-    _check_warehouse(config)
+    check_vault(config)
+    check_warehouse(config)
     return target, suite
 
 
 def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str, str]:
     from audit_pipeline.config import ConfigError
     from audit_pipeline.suites.errors import SuiteValidationError
+    from audit_pipeline.suites.fuzz import fuzz_suite, parse_transformations
     from audit_pipeline.suites.loader import load_suite
     from audit_pipeline.targets.base import TargetConfigError, close_target
     from audit_pipeline.targets.config import VaultBotTargetConfig, build_target
@@ -48,6 +50,9 @@ def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str,
         target, target_config = config.target_config(args.target)
         suite_name, suite_path = config.suite_path(args.suite)
         suite = load_suite(suite_path)
+        suite = fuzz_suite(
+            suite, (*suite.fuzz, *parse_transformations(getattr(args, "fuzz", None)))
+        )
         selected = suite
         if args.category or args.ids:
             selected = suite.filter(categories=args.category or None, ids=args.ids or None)
@@ -61,6 +66,16 @@ def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str,
     except (ConfigError, SuiteValidationError, TargetConfigError, KeyError, ValueError) as error:
         raise UsageError(str(error)) from None
     return target, suite_name
+
+
+def _check_waivers(config: Any) -> None:
+    from audit_pipeline.scoring.waivers import WaiverError, load_waivers
+
+    if config.waivers_path is not None:
+        try:
+            load_waivers(config.waivers_path)
+        except WaiverError as error:
+            raise UsageError(str(error)) from None
 
 
 def _check_judge_key(config: Any) -> None:
@@ -100,7 +115,7 @@ def check_writable_folder(folder: Path, what: str) -> None:
         raise UsageError(f"{what} cannot be written: {error.strerror}") from None
 
 
-def _check_vault(config: Any) -> None:
+def check_vault(config: Any) -> None:
     from audit_pipeline.vault.documents import VaultError, check_vault
 
     try:
@@ -109,7 +124,7 @@ def _check_vault(config: Any) -> None:
         raise UsageError(str(error)) from None
 
 
-def _check_warehouse(config: Any) -> None:
+def check_warehouse(config: Any) -> None:
     """The warehouse opens for writing (created and migrated if new): a read-only file or
     folder, or a lock another process never lets go of, is reported now."""
     from audit_pipeline.warehouse.store import Warehouse, WarehouseError

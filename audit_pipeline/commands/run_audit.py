@@ -7,6 +7,7 @@ schedule use (``build_assets``), so a CI gate and the weekly audit judge identic
 from __future__ import annotations
 
 import logging
+import math
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ class RunOptions:
     use_cache: bool | None = None
     verbose: bool = False
     resume_audit_id: str | None = None
+    fuzz: Sequence[str] = ()
 
 
 # Steps after the decision is committed: their failure loses a file, not the audit.
@@ -64,7 +66,7 @@ class _ProgressHandler(logging.Handler):
         self.callback(getattr(record, "done", 0), getattr(record, "total", 0))
 
 
-def _instance() -> DagsterInstance:
+def instance() -> DagsterInstance:
     # With DAGSTER_HOME set (make audit sets it) runs are recorded and visible in `make ui`.
     return DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
 
@@ -84,14 +86,14 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
     level = "DEBUG" if options.verbose else "CRITICAL"
     return {
         "ops": {
-            "prompt_suite": {"config": {"suite": options.suite}},
+            "prompt_suite": {"config": {"suite": options.suite, "fuzz": list(options.fuzz)}},
             "responses": {"config": responses},
         },
         "loggers": {"console": {"config": {"log_level": level}}},
     }
 
 
-def _failures(result: ExecuteInProcessResult) -> list[tuple[str, str]]:
+def failures(result: ExecuteInProcessResult) -> list[tuple[str, str]]:
     """(step key, one-line message) of every failed step."""
     messages = []
     for event in result.all_events:
@@ -118,7 +120,7 @@ def run_audit(
         result = materialize(
             [*build_assets(config), *build_checks(config)],
             resources=resources_from_config(str(config_path), config),
-            instance=_instance(),
+            instance=instance(),
             partition_key=options.target,
             run_config=_run_config(options),
             raise_on_error=False,
@@ -133,10 +135,10 @@ def run_audit(
         )
         for event in result.get_asset_materialization_events()
     ]
-    failures = _failures(result)
-    late = [message for step, message in failures if step in AFTER_DECISION]
-    if len(late) < len(failures) or not _has(result, "risk_scores"):
-        return RunResult(False, errors=[message for _, message in failures], asset_counts=counts)
+    failed = failures(result)
+    late = [message for step, message in failed if step in AFTER_DECISION]
+    if len(late) < len(failed) or not _has(result, "risk_scores"):
+        return RunResult(False, errors=[message for _, message in failed], asset_counts=counts)
     report = result.asset_value("audit_report") if _has(result, "audit_report") else None
     return RunResult(
         True,
@@ -164,9 +166,19 @@ _SEVERITY = {"pass": 0, "warn": 1, "error": 2}
 _DECISIONS = ("deploy", "warn", "block")
 
 
-def combine_repeats(outcomes: Sequence[AuditOutcome], min_fail: int) -> dict[str, Any]:
+def real_failure_threshold(runs: int) -> int:
+    """Seed 000's flakiness protocol: a prompt failing in at least 60 % of the runs (3 of 5)
+    is a real failure; one failing less often is flaky."""
+    return math.ceil(0.6 * runs)
+
+
+def combine_repeats(
+    outcomes: Sequence[AuditOutcome], min_fail: int, prompt_ids: Sequence[str] = ()
+) -> dict[str, Any]:
     """Flaky-prompt view of N runs: a prompt, a gate or the decision fails only when it fails
-    in at least ``min_fail`` of them."""
+    in at least ``min_fail`` of them. Every prompt gets its fail count and a class: ``real``
+    (failed in >= ``min_fail`` runs), ``flaky`` (failed in fewer) or ``pass`` (never failed);
+    ``prompt_ids`` lists the prompts that never failed too."""
     runs = len(outcomes)
     failed_runs: dict[str, int] = {}
     categories: dict[str, str] = {}
@@ -198,12 +210,13 @@ def combine_repeats(outcomes: Sequence[AuditOutcome], min_fail: int) -> dict[str
         "pass_rate": (total - len(failed)) / total if total else 0.0,
         "prompts": {
             prompt: {
-                "category": categories[prompt],
+                "category": categories.get(prompt),
                 "failed_runs": n,
                 "runs": runs,
                 "failed": n >= min_fail,
+                "class": "real" if n >= min_fail else "flaky" if n else "pass",
             }
-            for prompt, n in sorted(failed_runs.items())
+            for prompt, n in sorted({**dict.fromkeys(prompt_ids, 0), **failed_runs}.items())
         },
         "gates": gates,
     }

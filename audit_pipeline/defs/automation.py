@@ -55,7 +55,8 @@ FRESH_CALLS = {"ops": {"responses": {"config": {"use_cache": False}}}}
 def build_jobs(partitions: PartitionsDefinition) -> list:  # type: ignore[type-arg]
     full_audit = define_asset_job(
         "full_audit",
-        selection=AssetSelection.all(),
+        # The retrieval evaluation has its own job: a golden-set problem never fails an audit.
+        selection=AssetSelection.all() - AssetSelection.groups("evaluation"),
         partitions_def=partitions,
         tags=CONCURRENCY_TAG,
         description="Index the vault, call the target with the suite, verify and score.",

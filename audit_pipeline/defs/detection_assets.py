@@ -108,7 +108,7 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
         store = warehouse.get()
         stored = load_claims(store, claims.audit_id)
         turns = answered_turns(load_responses(store, claims.audit_id))
-        retriever = index.retriever()
+        retriever = index.retriever(config.collection_policy())
         found = gather_evidence(
             stored, turns, retriever, index.embedder.get(), config.detection.evidence_top_k
         )

@@ -25,6 +25,7 @@ from audit_pipeline.defs.automation import (
     build_weekly_schedule,
 )
 from audit_pipeline.defs.detection_assets import build_detection_assets
+from audit_pipeline.defs.evaluation_assets import EVALUATION_ASSETS, retrieval_eval_job
 from audit_pipeline.defs.outcome_assets import build_outcome_assets
 from audit_pipeline.defs.resources import resources_from_config
 from audit_pipeline.defs.suite_assets import build_responses_asset, prompt_suite
@@ -54,7 +55,7 @@ def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
         prompt_suite,
         build_responses_asset(partitions),
         *build_detection_assets(partitions),
-        *build_outcome_assets(partitions),
+        *build_outcome_assets(partitions, with_waivers=config.waivers is not None),
     ]
 
 
@@ -66,9 +67,9 @@ def build_definitions(config_path: str | Path | None = None) -> Definitions:
     path = Path(config_path) if config_path else default_config_path()
     config = load_config(path)
     return Definitions(
-        assets=build_assets(config),
+        assets=[*build_assets(config), *EVALUATION_ASSETS],
         asset_checks=build_checks(config),
-        jobs=build_jobs(target_partitions(config)),
+        jobs=[*build_jobs(target_partitions(config)), retrieval_eval_job],
         schedules=[build_weekly_schedule(config)],
         sensors=[build_vault_sensor(config), build_suite_sensor(config)],
         resources=resources_from_config(str(path.resolve()), config),

@@ -1,7 +1,9 @@
 """Outcome assets: rule assertions, risk scores with the decision, and the release gates."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from dagster import (
     AssetCheckResult,
@@ -15,10 +17,16 @@ from dagster import (
 )
 
 from audit_pipeline.assertions.catalog import VaultCatalog
+from audit_pipeline.assertions.pinning import embedding_similarity
 from audit_pipeline.assertions.runner import evaluate_audit
 from audit_pipeline.assertions.settings import AssertionSettings
 from audit_pipeline.assertions.summary import AuditSummary, summarize
-from audit_pipeline.defs.resources import AuditSettingsResource, WarehouseResource
+from audit_pipeline.config import AuditConfig
+from audit_pipeline.defs.resources import (
+    AuditSettingsResource,
+    VaultIndexResource,
+    WarehouseResource,
+)
 from audit_pipeline.defs.suite_assets import SelectedSuite
 from audit_pipeline.observability.metrics import audit_registry, render, write_metrics
 from audit_pipeline.reports.markdown import markdown_table
@@ -28,15 +36,25 @@ from audit_pipeline.scoring.gates import evaluate_gates
 from audit_pipeline.scoring.outcome import AuditOutcome, build_outcome
 from audit_pipeline.scoring.risk import HALLUCINATED, score_audit
 from audit_pipeline.scoring.turns import turn_outcomes
+from audit_pipeline.scoring.waivers import (
+    WaiverStatus,
+    load_waivers,
+    split,
+    waive_claims,
+    waive_rows,
+)
+from audit_pipeline.suites.fuzz import results_by_transformation
 from audit_pipeline.targets.config import VaultBotTargetConfig
 from audit_pipeline.vault.documents import VaultScan
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_records
 from audit_pipeline.warehouse.detection_tables import (
+    checked_claims_by_turn,
     labels_by_turn,
     load_assertion_rows,
     write_assertion_results,
     write_risk_scores,
 )
+from audit_pipeline.warehouse.store import Warehouse
 
 GROUP = "audit"
 GATES = ("decision", "hallucinations", "citation_errors", "pass_rate", "fallback_errors")
@@ -47,6 +65,19 @@ _SEVERITY = {"warn": AssetCheckSeverity.WARN, "error": AssetCheckSeverity.ERROR}
 class AssertionsResult:
     ref: AuditRef
     summary: AuditSummary
+    waivers: dict[str, Any] | None = None  # WaiverStatus.to_dict(); None: no waivers file
+
+
+def _waiver_status(config: AuditConfig) -> WaiverStatus | None:
+    path = config.waivers_path
+    return None if path is None else split(load_waivers(path), datetime.now(UTC).date())
+
+
+def _labels(store: Warehouse, audit_id: str, status: WaiverStatus | None):  # type: ignore[no-untyped-def]
+    """Verdict labels per turn, without the claims an active waiver accepts."""
+    if status is None:
+        return labels_by_turn(store, audit_id), []
+    return waive_claims(checked_claims_by_turn(store, audit_id), status.active)
 
 
 def assertion_settings_for(settings: AssertionSettings, target: object) -> AssertionSettings:
@@ -57,18 +88,25 @@ def assertion_settings_for(settings: AssertionSettings, target: object) -> Asser
     return settings
 
 
-def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[no-untyped-def]
+def build_outcome_assets(  # type: ignore[no-untyped-def]
+    partitions, with_waivers: bool = False
+) -> list[AssetsDefinition]:
+    """``with_waivers`` (a waivers file is configured) adds the ``gate_waivers`` check."""
+    gates = (*GATES, "waivers") if with_waivers else GATES
+
     @asset(
         group_name=GROUP,
         kinds={"python", "duckdb"},
         partitions_def=partitions,
         description="Rule assertions per turn: expected behaviour, required signals, "
-        "must-not-appear strings, four-level citation verification, leaks, false-memory "
+        "must-not-appear strings, must-not-assert strings (a supported denial is a note), "
+        "four-level citation verification, leaks, false-memory "
         "agreement.",
     )
     def assertion_results(
         settings: AuditSettingsResource,
         warehouse: WarehouseResource,
+        index: VaultIndexResource,
         responses: AuditRef,
         verdicts: AuditRef,
         prompt_suite: SelectedSuite,
@@ -78,15 +116,24 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
         rules = assertion_settings_for(config.assertions, config.targets.get(responses.target))
         store = warehouse.get()
         records = load_response_records(store, responses.audit_id)
-        labels = labels_by_turn(store, verdicts.audit_id)
+        status = _waiver_status(config)
+        labels, waived_claims = _labels(store, verdicts.audit_id, status)
         hallucinated = {key for key, found in labels.items() if HALLUCINATED.intersection(found)}
+        suite = responses.select(prompt_suite.suite)
+        semantic = any(t.pinned_tolerance == "semantic" for p in suite.prompts for t in p.turns)
         rows = evaluate_audit(
-            responses.select(prompt_suite.suite),
+            suite,
             records,
             VaultCatalog.from_scan(vault_documents, rules.citation_aliases),
             rules,
             {key: key in hallucinated for key in labels},
+            checked_claims_by_turn(store, verdicts.audit_id),
+            embedding_similarity(index.embedder.get()) if semantic else None,
         )
+        waived_rows: list[dict[str, Any]] = []
+        if status is not None:
+            rows, waived_rows = waive_rows(rows, status.active)
+            status = replace(status, applied=(*waived_rows, *waived_claims))
         write_assertion_results(store, responses.audit_id, rows)
         summary = summarize(rows, records, hallucinated)
         failed = [row for row in rows if not row.passed]
@@ -95,7 +142,7 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
             for r in failed[:40]
         ]
         return Output(
-            AssertionsResult(responses, summary),
+            AssertionsResult(responses, summary, status.to_dict() if status else None),
             metadata={
                 "audit_id": responses.audit_id,
                 "assertions": len(rows),
@@ -103,6 +150,7 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
                 "prompts_passed": summary.passed,
                 "prompts_failed": summary.failed,
                 "pass_rate": round(summary.pass_rate, 4),
+                "waived": len(status.applied) if status else 0,
                 "failures": MetadataValue.md(
                     markdown_table(preview, ["prompt", "turn", "assertion", "detail"])
                 ),
@@ -117,7 +165,7 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
         "block decision recorded on the audit.",
         check_specs=[
             AssetCheckSpec(f"gate_{name}", asset="risk_scores", description=f"release gate: {name}")
-            for name in GATES
+            for name in gates
         ],
     )
     def risk_scores(
@@ -133,7 +181,7 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
         rules = assertion_settings_for(config.assertions, config.targets.get(ref.target))
         store = warehouse.get()
         records = load_response_records(store, ref.audit_id)
-        labels = labels_by_turn(store, verdicts.audit_id)
+        labels, _ = _labels(store, verdicts.audit_id, _waiver_status(config))
         outcomes = turn_outcomes(
             ref.select(prompt_suite.suite),
             records,
@@ -150,7 +198,8 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
             store, ref.audit_id, report.rows(), decision=decision, risk=report.audit.risk
         )
         summary = assertion_results.summary
-        gates = evaluate_gates(summary.to_dict(), decision, config.gates, problems)
+        waivers = assertion_results.waivers
+        gates = evaluate_gates(summary.to_dict(), decision, config.gates, problems, waivers)
         outcome = build_outcome(
             audit_id=ref.audit_id,
             target=ref.target,
@@ -160,6 +209,12 @@ def build_outcome_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[
             gates=gates,
             decision=decision,
             incomplete=problems,
+            waivers=waivers,
+            fuzz=results_by_transformation(
+                ref.select(prompt_suite.suite), (f.prompt_id for f in summary.failures)
+            )
+            if prompt_suite.suite.fuzz
+            else None,
         )
         context.log.info(
             f"audit {ref.audit_id}: decision {decision}, risk "

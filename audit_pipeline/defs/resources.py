@@ -14,6 +14,7 @@ from audit_pipeline.config import AuditConfig, load_config
 from audit_pipeline.defs.run_storage import RunScopedIOManager
 from audit_pipeline.detection.factory import needs_judge
 from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.index.collections import CollectionPolicy
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.reliability.settings import BreakerSettings
@@ -72,8 +73,9 @@ class VaultIndexResource(ConfigurableResource):
     def index(self) -> VaultIndex:
         return VaultIndex(self.lancedb_path, self.embedder.get(), self.table_name)
 
-    def retriever(self) -> HybridRetriever:
-        """A retriever with its own embedding circuit breaker: BM25-only when embeddings fail."""
+    def retriever(self, collections: CollectionPolicy | None = None) -> HybridRetriever:
+        """A retriever with its own embedding circuit breaker (BM25-only when embeddings fail)
+        and, when given, the per-collection thresholds of ``collections``."""
         breaker = BreakerSettings(
             failure_threshold=self.breaker_failure_threshold,
             reset_timeout_s=self.breaker_reset_timeout_s,
@@ -86,6 +88,7 @@ class VaultIndexResource(ConfigurableResource):
             rrf_k=self.rrf_k,
             breaker=breaker.breaker("embeddings"),
             fallback_penalty=breaker.fallback_penalty,
+            collections=collections,
         )
 
 

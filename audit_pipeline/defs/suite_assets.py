@@ -26,6 +26,7 @@ from audit_pipeline.defs.resources import (
 )
 from audit_pipeline.defs.vault_assets import IndexState
 from audit_pipeline.reports.markdown import markdown_table
+from audit_pipeline.suites.fuzz import fuzz_suite, parse_transformations
 from audit_pipeline.suites.loader import load_suite
 from audit_pipeline.suites.model import PromptSuite
 from audit_pipeline.targets.base import close_target
@@ -56,9 +57,11 @@ class SelectedSuite:
 
 
 class SuiteSelection(Config):
-    """Which configured suite to load (default: ``defaults.suite`` in audit.yaml)."""
+    """Which configured suite to load (default: ``defaults.suite`` in audit.yaml), and fuzz
+    transformations to add to the suite's own ``fuzz:`` (``--fuzz``)."""
 
     suite: str | None = None
+    fuzz: list[str] = Field(default_factory=list, description="fuzz transformations to add")
 
 
 class ResponsesConfig(Config):
@@ -88,6 +91,7 @@ def prompt_suite(
     audit_config = settings.load()
     name, path = audit_config.suite_path(config.suite)
     suite = load_suite(path)
+    suite = fuzz_suite(suite, (*suite.fuzz, *parse_transformations(config.fuzz)))
     write_suite_prompts(warehouse.get(), name, suite)
     counts = [
         {"category": c, "prompts": sum(p.category == c for p in suite.prompts)}
@@ -100,6 +104,7 @@ def prompt_suite(
             "prompts": len(suite.prompts),
             "turns": sum(len(p.turns) for p in suite.prompts),
             "suite_hash": suite.content_hash,
+            "fuzz": ", ".join(suite.fuzz) or "none",
             "by_category": MetadataValue.md(markdown_table(counts, ["category", "prompts"])),
         },
     )
@@ -143,7 +148,7 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
         target = build_target(
             target_name,
             target_config,
-            retriever=index.retriever(),
+            retriever=index.retriever(audit_config.collection_policy()),
             base_dir=audit_config.base_dir,
         )
         try:

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 import numpy as np
 from lancedb.query import PhraseQuery
 
+from audit_pipeline.index.collections import CollectionPolicy
 from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.lance_index import VaultIndex, sql_string
 from audit_pipeline.reliability.circuit_breaker import CircuitBreaker, CircuitOpenError
@@ -63,7 +64,10 @@ class HybridRetriever:
     """Searches a ``VaultIndex``; thread-safe for concurrent queries.
 
     ``breaker`` guards the query embedding (see the module docstring); ``fallback_penalty`` is
-    the share taken off the fused score of hits found without embeddings.
+    the share taken off the fused score of hits found without embeddings. ``collections``
+    applies per-collection thresholds to the fused ranking (``index/collections.py``): hits
+    below their collection's ``min_score`` are dropped and each collection gives at most its
+    ``top_k``, so a query may return fewer than ``k`` hits, or none.
     """
 
     def __init__(
@@ -73,6 +77,7 @@ class HybridRetriever:
         rrf_k: int = 60,
         breaker: CircuitBreaker | None = None,
         fallback_penalty: float = 0.2,
+        collections: CollectionPolicy | None = None,
     ):
         if not 0.0 <= fallback_penalty <= 1.0:
             raise ValueError("fallback_penalty must be between 0 and 1")
@@ -81,6 +86,7 @@ class HybridRetriever:
         self.rrf_k = rrf_k
         self.breaker = breaker
         self.fallback_penalty = fallback_penalty
+        self.collections = None if collections is None or collections.is_neutral else collections
         self._lock = threading.Lock()
         self._degraded = False
         self._queries = 0
@@ -125,7 +131,8 @@ class HybridRetriever:
 
     def fingerprint(self) -> str:
         """Changes whenever the index changes, so cached bot answers never outlive the vault."""
-        return f"lancedb:{self.index.table_name}:v{self.index.table().version}"
+        base = f"lancedb:{self.index.table_name}:v{self.index.table().version}"
+        return base if self.collections is None else f"{base}:c{self.collections.fingerprint()}"
 
     def stats(self) -> dict[str, Any]:
         """Counters since construction, for metrics.
@@ -258,10 +265,12 @@ class HybridRetriever:
         rows = {r["chunk_id"]: r for r in (*id_rows, *fts_rows, *vector_rows)}
         vector_scores = {r["chunk_id"]: 1.0 - float(r["_distance"]) for r in vector_rows}
         bm25_scores = {r["chunk_id"]: float(r["_score"]) for r in fts_rows}
-        ranked = sorted(fused, key=lambda cid: (-fused[cid], cid))[:k]
+        ranked = sorted(fused, key=lambda cid: (-fused[cid], cid))
+        if self.collections is None:
+            ranked = ranked[:k]
         fallback = vector is None
         scale = 1.0 - self.fallback_penalty if fallback else 1.0
-        return [
+        hits = [
             self._hit(
                 rows[cid],
                 vector_scores.get(cid),
@@ -271,6 +280,7 @@ class HybridRetriever:
             )
             for cid in ranked
         ]
+        return hits if self.collections is None else self.collections.select(query, hits, k)
 
     @staticmethod
     def _hit(

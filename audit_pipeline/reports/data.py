@@ -14,7 +14,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
@@ -208,6 +208,8 @@ class ReportData:
     previous_audit_id: str | None
     previous_category_scores: Mapping[str, Score]
     trend: tuple[TrendPoint, ...]  # oldest first, ending with this audit
+    # The last retrieval evaluation on the golden set recorded before the audit ended.
+    retrieval: Mapping[str, Any] | None = None
 
     @property
     def failures(self) -> tuple[PromptResult, ...]:
@@ -294,6 +296,12 @@ def load_report_data(
         )
         scores = _rows(con, "SELECT * FROM risk_scores WHERE audit_id = ?", [audit_id])
         trend_rows = _trend_rows(con, audit, trend_limit)
+        retrieval = _rows(
+            con,
+            "SELECT * FROM retrieval_evals WHERE scope = 'overall' AND evaluated_at <= ?"
+            " ORDER BY evaluated_at DESC LIMIT 1",
+            [audit.finished_at or audit.started_at or datetime.now(UTC)],
+        )
         previous_id = next(
             (row["audit_id"] for row in reversed(trend_rows) if row["audit_id"] != audit_id), None
         )
@@ -317,6 +325,7 @@ def load_report_data(
         previous_audit_id=previous_id,
         previous_category_scores=_category_scores(previous_scores),
         trend=tuple(_trend_point(row, audit_id) for row in trend_rows),
+        retrieval=retrieval[0] if retrieval else None,
     )
 
 

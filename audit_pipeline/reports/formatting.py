@@ -7,9 +7,10 @@ on a pull request matches the HTML report linked from it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
+from typing import Any
 
 from audit_pipeline.reports.data import AssertionResult, Citation, Claim, PromptResult
 from audit_pipeline.reports.spans import place
@@ -32,6 +33,21 @@ def pct(value: float | None, digits: int = 1) -> str:
 
 def num(value: float | None, digits: int = 3) -> str:
     return DASH if value is None else f"{value:.{digits}f}"
+
+
+def retrieval_line(retrieval: Mapping[str, Any] | None) -> str:
+    """The last golden-set evaluation of the retriever before the audit ended, in one line: a
+    verdict rests on the evidence retrieval found, so its quality belongs next to the
+    verifier's."""
+    if not retrieval:
+        return ""
+    r = retrieval
+    return (
+        f"precision {r['precision_at_k']:.3f} · recall {r['recall_at_k']:.3f} · "
+        f"MRR {r['mrr']:.3f} (first {r['k']} hits) · abstention {r['abstention_rate']:.1%} · "
+        f"p95 {r['p95_latency_ms']:.0f} ms ({r['queries']} golden queries, set "
+        f"{r['golden_hash']}, {when(r['evaluated_at'])})"
+    )
 
 
 def when(moment: datetime | None) -> str:

@@ -26,6 +26,7 @@ from audit_pipeline.reports.formatting import (
     excerpt,
     num,
     pct,
+    retrieval_line,
     short_hash,
     when,
 )
@@ -56,8 +57,10 @@ def render_html(
     summary: Mapping[str, Any] | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
     generated_at: datetime | None = None,
+    repeats: Mapping[str, Any] | None = None,
 ) -> str:
-    """The whole report page for ``data``; ``summary`` as computed by the engine, if any."""
+    """The whole report page for ``data``; ``summary`` as computed by the engine, if any;
+    ``repeats``: the flakiness of a ``--repeat N`` run."""
     figures = summarize(data, summary)
     anchors = anchors_for(data.prompts)
     audit = data.audit
@@ -67,6 +70,7 @@ def render_html(
         _summary_section(data, figures, thresholds),
         _category_section(figures, data.previous_audit_id, thresholds),
         _charts_section(data, figures, thresholds),
+        _flakiness_section(repeats),
         failures_section(data.failures, anchors),
         _passing_section(data.passing, anchors),
         _footer(data, thresholds, generated_at),
@@ -98,6 +102,24 @@ def _audit_risk(data: ReportData) -> float | None:
     return data.audit_score.risk if data.audit_score else None
 
 
+def _flakiness_section(repeats: Mapping[str, Any] | None) -> str:
+    """Seed 000's flakiness protocol: each prompt's failures over the N runs and its class."""
+    if not repeats:
+        return ""
+    rows = "".join(
+        f'<tr><td class="mono">{e(prompt)}</td><td>{e(info.get("category") or DASH)}</td>'
+        f"<td>{e(info['failed_runs'])} / {e(info['runs'])}</td><td>{e(info['class'])}</td></tr>"
+        for prompt, info in repeats.get("prompts", {}).items()
+    )
+    return (
+        f"<section><h2>Flakiness over {e(repeats['runs'])} runs</h2>"
+        f'<p class="muted">real: failed in at least {e(repeats["min_fail"])} runs; flaky: '
+        "failed in fewer; pass: never failed.</p>"
+        "<table><thead><tr><th>prompt</th><th>category</th><th>failed runs</th>"
+        f"<th>class</th></tr></thead><tbody>{rows}</tbody></table></section>"
+    )
+
+
 def _masthead(data: ReportData, thresholds: Thresholds) -> str:
     audit = data.audit
     decision = _decision(data, thresholds)
@@ -115,6 +137,7 @@ def _masthead(data: ReportData, thresholds: Thresholds) -> str:
         ("Config hash", f'<span class="mono">{e(short_hash(audit.config_hash))}</span>', ""),
         ("Dagster run", f'<span class="mono">{e(short_hash(audit.dagster_run_id, 8))}</span>', ""),
         ("Verifier", e(data.verifier_line() or DASH), "wide"),
+        ("Retrieval (golden set)", e(retrieval_line(data.retrieval) or DASH), "wide"),
     ]
     meta_html = "".join(
         f'<div class="{css}"><dt>{e(k)}</dt><dd>{v}</dd></div>' for k, v, css in meta

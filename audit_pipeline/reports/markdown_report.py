@@ -29,6 +29,7 @@ from audit_pipeline.reports.formatting import (
     num,
     pct,
     plain_excerpt,
+    retrieval_line,
     short_hash,
     when,
 )
@@ -104,6 +105,7 @@ def render_markdown(
     summary: Mapping[str, Any] | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
     generated_at: datetime | None = None,
+    repeats: Mapping[str, Any] | None = None,
 ) -> str:
     figures = summarize(data, summary)
     sections = [
@@ -112,6 +114,7 @@ def render_markdown(
         _categories(figures, data.previous_audit_id),
         _verdicts(data),
         _trend(data),
+        _flakiness(repeats),
         _failures(data.failures),
         _passing(data.passing),
         f"---\n_Generated {when(generated_at or datetime.now(UTC))} from the audit warehouse;"
@@ -119,6 +122,25 @@ def render_markdown(
         f" {ERROR_OPEN}…{ERROR_CLOSE} marks what the evidence does not back._",
     ]
     return "\n\n".join(sections).rstrip() + "\n"
+
+
+def _flakiness(repeats: Mapping[str, Any] | None) -> str:
+    if not repeats:
+        return ""
+    rows = [
+        {
+            "prompt": escape_markdown(prompt),
+            "category": escape_markdown(info.get("category") or DASH),
+            "failed runs": f"{info['failed_runs']} / {info['runs']}",
+            "class": info["class"],
+        }
+        for prompt, info in repeats.get("prompts", {}).items()
+    ]
+    return (
+        f"## Flakiness over {repeats['runs']} runs\n\n"
+        f"real: failed in at least {repeats['min_fail']} runs; flaky: failed in fewer; "
+        "pass: never failed.\n\n" + _table(rows, ["prompt", "category", "failed runs", "class"])
+    )
 
 
 def _header(data: ReportData, thresholds: Thresholds) -> str:
@@ -137,6 +159,10 @@ def _header(data: ReportData, thresholds: Thresholds) -> str:
         {"field": "Vault hash", "value": escape_markdown(short_hash(audit.vault_hash))},
         {"field": "Config hash", "value": escape_markdown(short_hash(audit.config_hash))},
         {"field": "Verifier", "value": escape_markdown(data.verifier_line() or DASH)},
+        {
+            "field": "Retrieval (golden set)",
+            "value": escape_markdown(retrieval_line(data.retrieval) or DASH),
+        },
     ]
     return (
         f"# Audit report: {escape_markdown(audit.target or 'unknown target')} · "

@@ -43,17 +43,23 @@ def write_report(
     *,
     summary: Mapping[str, Any] | None = None,
     thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    repeats: Mapping[str, Any] | None = None,
 ) -> ReportPaths:
     """Render both reports of ``audit_id`` into ``out_dir/<audit_id>/`` (see
     ``report_dir_name``).
 
     ``summary`` is the engine's summary of the audit (see ``reports.summary``); without it the
-    figures are derived from the warehouse rows.
+    figures are derived from the warehouse rows. ``repeats`` (``combine_repeats`` of a
+    ``--repeat N`` run) adds the flakiness table: each prompt's fail count and class.
     """
     data = load_report_data(warehouse, audit_id)
     now = datetime.now(UTC)
-    html = render_html(data, summary=summary, thresholds=thresholds, generated_at=now)
-    markdown = render_markdown(data, summary=summary, thresholds=thresholds, generated_at=now)
+    html = render_html(
+        data, summary=summary, thresholds=thresholds, generated_at=now, repeats=repeats
+    )
+    markdown = render_markdown(
+        data, summary=summary, thresholds=thresholds, generated_at=now, repeats=repeats
+    )
     folder = Path(out_dir) / report_dir_name(audit_id)
     folder.mkdir(parents=True, exist_ok=True)
     paths = ReportPaths(html=folder / "report.html", markdown=folder / "report.md")
@@ -63,7 +69,10 @@ def write_report(
 
 
 def write_outcome_report(
-    warehouse: Warehouse, outcome: AuditOutcome, config: AuditConfig
+    warehouse: Warehouse,
+    outcome: AuditOutcome,
+    config: AuditConfig,
+    repeats: Mapping[str, Any] | None = None,
 ) -> ReportPaths:
     """The report of a scored audit, with the engine's summary and the configured thresholds.
 
@@ -76,6 +85,7 @@ def write_outcome_report(
         config.reports_dir,
         summary={**outcome.summary, "by_category": outcome.by_category},
         thresholds=(config.scoring.deploy_max_risk, config.scoring.warn_max_risk),
+        repeats=repeats,
     )
 
 

@@ -85,10 +85,12 @@ def evaluate_gates(
     decision: str,
     settings: GateSettings,
     incomplete: Sequence[str] = (),
+    waivers: Mapping[str, Any] | None = None,
 ) -> list[GateResult]:
     """All gates for one audit, in a fixed order. ``incomplete`` says why the audit could not
     check enough (scoring/completeness.py); an incomplete audit always fails its decision
-    gate."""
+    gate. ``waivers`` (``WaiverStatus.to_dict()``, when a waivers file is configured) adds the
+    ``waivers`` gate, an error while any waiver has expired."""
     if decision == "incomplete" or incomplete:
         why = "; ".join(incomplete) or "too much of the audit could not be checked"
         decision_gate = GateResult("decision", "error", decision, f"incomplete: {why}")
@@ -107,7 +109,7 @@ def evaluate_gates(
         )
     else:
         rate_gate = GateResult("pass_rate", "pass", rate, f"{rate:.1%}")
-    return [
+    gates = [
         decision_gate,
         _count_gate(
             "hallucinations", int(summary["hallucinations"]), None, settings.hallucinations_error
@@ -126,3 +128,22 @@ def evaluate_gates(
             settings.fallback_errors_error,
         ),
     ]
+    if waivers is not None:
+        expired = list(waivers.get("expired", []))
+        applied = len(waivers.get("applied", []))
+        if expired:
+            gates.append(
+                GateResult(
+                    "waivers", "error", len(expired), f"expired waiver(s): {'; '.join(expired)}"
+                )
+            )
+        else:
+            gates.append(
+                GateResult(
+                    "waivers",
+                    "pass",
+                    0,
+                    f"{waivers.get('active', 0)} active waiver(s), {applied} failure(s) waived",
+                )
+            )
+    return gates

@@ -38,6 +38,9 @@ class AuditOutcome:
     failures: list[dict[str, Any]]
     gates: list[GateResult]
     incomplete: list[str] = field(default_factory=list)  # why too little could be checked
+    waivers: dict[str, Any] | None = None  # WaiverStatus.to_dict() when waivers are configured
+    # Fuzz variants' prompts / passed / failed per transformation, when the suite was fuzzed.
+    fuzz: dict[str, dict[str, int]] | None = None
 
     @property
     def gates_failed(self) -> bool:
@@ -55,6 +58,8 @@ class AuditOutcome:
             "failures": self.failures,
             "gates": [gate.to_dict() for gate in self.gates],
             "incomplete": self.incomplete,
+            **({"waivers": self.waivers} if self.waivers is not None else {}),
+            **({"fuzz": self.fuzz} if self.fuzz is not None else {}),
         }
 
 
@@ -68,6 +73,8 @@ def build_outcome(
     gates: list[GateResult],
     decision: str | None = None,
     incomplete: list[str] | None = None,
+    waivers: dict[str, Any] | None = None,
+    fuzz: dict[str, dict[str, int]] | None = None,
 ) -> AuditOutcome:
     counts = summary.to_dict()
     categories = sorted(set(counts["by_category"]) | set(risk.by_category))
@@ -90,4 +97,6 @@ def build_outcome(
         failures=counts["failures"],
         gates=gates,
         incomplete=list(incomplete or []),
+        waivers=waivers,
+        fuzz=fuzz,
     )

@@ -25,6 +25,7 @@ from audit_pipeline.suites.errors import (
     SuiteIssue,
     SuiteValidationError,
 )
+from audit_pipeline.suites.fuzz import parse_transformations
 from audit_pipeline.suites.model import PromptSuite, SuitePrompt
 from audit_pipeline.suites.schema import parse_entry
 
@@ -37,7 +38,7 @@ SUFFIX_FORMATS: dict[str, SuiteFormat] = {
     ".ndjson": "jsonl",
 }
 SUITE_LEVEL = "(suite level)"
-METADATA_FIELDS = ("name", "version", "description", "prompts")
+METADATA_FIELDS = ("name", "version", "description", "fuzz", "prompts")
 
 
 class _Mapping(dict[Any, Any]):
@@ -87,7 +88,12 @@ def parse_suite(
 ) -> PromptSuite:
     """Validate suite text; raises ``SuiteValidationError`` listing every problem."""
     issues: list[SuiteIssue] = []
-    metadata: dict[str, str | None] = {"name": default_name, "version": None, "description": None}
+    metadata: dict[str, Any] = {
+        "name": default_name,
+        "version": None,
+        "description": None,
+        "fuzz": (),
+    }
     if fmt == "jsonl":
         entries = _jsonl_entries(text, source, issues)
     else:
@@ -125,6 +131,7 @@ def parse_suite(
         version=metadata["version"],
         description=metadata["description"],
         source=source,
+        fuzz=metadata["fuzz"],
     )
 
 
@@ -146,6 +153,11 @@ def _document_entries(
                         f"unknown suite field; allowed: {', '.join(METADATA_FIELDS)}",
                     )
                 )
+            elif key == "fuzz":
+                try:
+                    metadata["fuzz"] = parse_transformations(value)
+                except (ValueError, TypeError) as error:
+                    issues.append(SuiteIssue(source, "top level", SUITE_LEVEL, "fuzz", str(error)))
             elif key != "prompts" and value is not None:
                 if isinstance(value, str | int | float) and not isinstance(value, bool):
                     metadata[key] = str(value)

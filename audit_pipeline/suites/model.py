@@ -17,6 +17,9 @@ ExpectedBehavior = Literal[
     "answer_with_citation", "fallback", "reject_or_deflect", "greeting_or_fallback"
 ]
 EXPECTED_BEHAVIORS: tuple[str, ...] = get_args(ExpectedBehavior)
+PinTolerance = Literal["exact", "normalized", "semantic"]
+TOLERANCES: tuple[str, ...] = get_args(PinTolerance)
+DEFAULT_MIN_SIMILARITY = 0.9
 
 
 def split_signal_group(group: str) -> tuple[str, ...]:
@@ -35,6 +38,12 @@ class SuiteTurn:
     required_citation_source: str | None = None
     citation_must_contain: tuple[str, ...] = ()
     no_agreement: bool = False  # the bot must not agree with a fabricated earlier statement
+    # Forbidden strings that fail only where the answer asserts them (assertions/denial.py).
+    must_not_assert: tuple[str, ...] = ()
+    # Regression pinning (assertions/pinning.py): the answer must stay this one.
+    pinned_response: str | None = None
+    pinned_tolerance: PinTolerance = "exact"
+    pinned_min_similarity: float = DEFAULT_MIN_SIMILARITY  # for semantic
 
     @property
     def signal_groups(self) -> tuple[tuple[str, ...], ...]:
@@ -42,7 +51,7 @@ class SuiteTurn:
         return tuple(split_signal_group(group) for group in self.required_signals)
 
     def canonical(self) -> dict[str, Any]:
-        return {
+        body: dict[str, Any] = {
             "prompt": self.prompt,
             "expected_behavior": self.expected_behavior,
             "required_signals": list(self.required_signals),
@@ -51,6 +60,15 @@ class SuiteTurn:
             "citation_must_contain": list(self.citation_must_contain),
             "no_agreement": self.no_agreement,
         }
+        # Newer fields join the hashed form only when set: existing suites keep their hashes.
+        if self.must_not_assert:
+            body["must_not_assert"] = list(self.must_not_assert)
+        if self.pinned_response is not None:
+            body["pinned_response"] = self.pinned_response
+            body["pinned_tolerance"] = self.pinned_tolerance
+            if self.pinned_tolerance == "semantic":
+                body["pinned_min_similarity"] = self.pinned_min_similarity
+        return body
 
 
 @dataclass(frozen=True)
@@ -67,6 +85,9 @@ class SuitePrompt:
     is_conversation: bool = False
     expected_doc_ids: tuple[str, ...] = ()
     notes: str | None = None
+    # A fuzz variant (suites/fuzz.py): the prompt it was derived from, and how.
+    fuzz_of: str | None = None
+    transformation: str | None = None
     prompt_hash: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -103,6 +124,8 @@ class PromptSuite:
     version: str | None = None
     description: str | None = None
     source: str | None = None  # path the suite was loaded from, when it came from a file
+    # Fuzz transformations the suite asks for (``fuzz:``); its variants are added by fuzz_suite.
+    fuzz: tuple[str, ...] = ()
     content_hash: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -160,7 +183,8 @@ class PromptSuite:
             prompt
             for prompt in self.prompts
             if (categories is None or prompt.category in categories)
-            and (ids is None or prompt.id in ids)
+            # A fuzz variant goes with its parent: --id ENC-002 keeps ENC-002~base64.
+            and (ids is None or prompt.id in ids or prompt.fuzz_of in ids)
         )
         return PromptSuite(
             name=self.name,
@@ -168,6 +192,7 @@ class PromptSuite:
             version=self.version,
             description=self.description,
             source=self.source,
+            fuzz=self.fuzz,
         )
 
 

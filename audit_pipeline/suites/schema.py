@@ -15,6 +15,7 @@ from typing import Any, cast
 from audit_pipeline.suites.errors import MISSING_ID, SuiteIssue
 from audit_pipeline.suites.model import (
     EXPECTED_BEHAVIORS,
+    TOLERANCES,
     ExpectedBehavior,
     SuitePrompt,
     SuiteTurn,
@@ -28,8 +29,12 @@ _EXPECTATIONS = (
     "expected_behavior",
     "required_signals",
     "must_not_appear",
+    "must_not_assert",
     "required_citation_source",
     "citation_must_contain",
+    "pinned_response",
+    "pinned_tolerance",
+    "pinned_min_similarity",
 )
 PROMPT_FIELDS = (
     "id",
@@ -45,6 +50,10 @@ _CAMEL = {
     "expectedBehavior": "expected_behavior",
     "requiredSignals": "required_signals",
     "mustNotAppear": "must_not_appear",
+    "mustNotAssert": "must_not_assert",
+    "pinnedResponse": "pinned_response",
+    "pinnedTolerance": "pinned_tolerance",
+    "pinnedMinSimilarity": "pinned_min_similarity",
     "requiredCitationSource": "required_citation_source",
     "citationMustContain": "citation_must_contain",
     "expectedDocIds": "expected_doc_ids",
@@ -153,9 +162,11 @@ def _parse_turn_fields(
                 f"signal group {group!r} has an empty alternative (groups look like 'a|b|c')",
             )
     must_not_appear = _str_list(fields, "must_not_appear", check, prefix=prefix)
+    must_not_assert = _str_list(fields, "must_not_assert", check, prefix=prefix)
     citation_source = _optional_str(fields, "required_citation_source", check, prefix=prefix)
     citation_must_contain = _str_list(fields, "citation_must_contain", check, prefix=prefix)
     no_agreement = _bool(fields, "no_agreement", check, prefix=prefix)
+    pin = _pin(fields, check, prefix)
     if prompt is None or len(check.issues) > before:
         return None
     return SuiteTurn(
@@ -166,7 +177,42 @@ def _parse_turn_fields(
         required_citation_source=citation_source,
         citation_must_contain=citation_must_contain,
         no_agreement=no_agreement,
+        must_not_assert=must_not_assert,
+        **pin,
     )
+
+
+def _pin(fields: dict[str, Any], check: EntryChecker, prefix: str) -> dict[str, Any]:
+    """``pinned_response`` with its tolerance and, for ``semantic``, its minimum similarity."""
+    response = fields.get("pinned_response")
+    tolerance = fields.get("pinned_tolerance", "exact")
+    similarity = fields.get("pinned_min_similarity")
+    if response is None:
+        for name in ("pinned_tolerance", "pinned_min_similarity"):
+            if name in fields:
+                check.add(f"{prefix}{name}", "needs a pinned_response")
+        return {}
+    if not isinstance(response, str) or not response.strip():
+        check.add(f"{prefix}pinned_response", "must be a non-empty string")
+    if tolerance not in TOLERANCES:
+        check.add(
+            f"{prefix}pinned_tolerance", f"{tolerance!r} is not one of: {', '.join(TOLERANCES)}"
+        )
+    pin: dict[str, Any] = {"pinned_response": response, "pinned_tolerance": tolerance}
+    if similarity is not None:
+        if tolerance != "semantic":
+            check.add(
+                f"{prefix}pinned_min_similarity", "only applies to pinned_tolerance: semantic"
+            )
+        elif (
+            isinstance(similarity, bool)
+            or not isinstance(similarity, int | float)
+            or not 0 < similarity <= 1
+        ):
+            check.add(f"{prefix}pinned_min_similarity", "must be a number in (0, 1]")
+        else:
+            pin["pinned_min_similarity"] = float(similarity)
+    return pin
 
 
 def _behavior(fields: dict[str, Any], check: EntryChecker, prefix: str) -> ExpectedBehavior | None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from audit_pipeline.assertions.denial import CheckedClaim
 from audit_pipeline.assertions.outcome import AssertionRow
 from audit_pipeline.claims.model import Claim
 from audit_pipeline.detection.stages import AnsweredTurn, AuditClaim
@@ -202,6 +203,24 @@ def labels_by_turn(warehouse: Warehouse, audit_id: str) -> dict[tuple[str, int],
     for row in frame.itertuples(index=False):
         labels[(row.prompt_id, int(row.turn))].append(row.label)
     return dict(labels)
+
+
+def checked_claims_by_turn(
+    warehouse: Warehouse, audit_id: str
+) -> dict[tuple[str, int], list[CheckedClaim]]:
+    """Each answer's claims with their spans and verdict labels (for ``must_not_assert``)."""
+    frame = warehouse.query(
+        "SELECT c.prompt_id, c.turn, c.start_char, c.end_char, c.text, v.label"
+        " FROM claims c LEFT JOIN verdicts v ON v.audit_id = c.audit_id"
+        " AND v.claim_id = c.claim_id WHERE c.audit_id = ? ORDER BY c.start_char",
+        [audit_id],
+    )
+    claims: dict[tuple[str, int], list[CheckedClaim]] = defaultdict(list)
+    for row in frame.itertuples(index=False):
+        claims[(row.prompt_id, int(row.turn))].append(
+            CheckedClaim(int(row.start_char), int(row.end_char), row.text, or_none(row.label))
+        )
+    return dict(claims)
 
 
 def write_assertion_results(

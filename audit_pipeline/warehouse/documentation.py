@@ -103,6 +103,35 @@ SCORING_DOCUMENTATION: Mapping[str, str] = {
 }
 
 
+# Migration 8: retrieval evaluations against the golden set.
+RETRIEVAL_EVAL_DOCUMENTATION: Mapping[str, str] = {
+    "TABLE retrieval_evals": "One row per retrieval evaluation and scope (overall, or one "
+    "collection): precision@k, recall@k, MRR, abstention rate and p95 latency on the golden set.",
+    "COLUMN retrieval_evals.config_hash": "Hash of the chunking, embedding, retrieval and "
+    "collections settings evaluated.",
+    "COLUMN retrieval_evals.golden_hash": "Hash of the golden queries (golden set plus suite "
+    "prompts with expected_doc_ids); compare figures only within one golden_hash.",
+    "COLUMN retrieval_evals.precision_at_k": "Mean over queries of (chunks from an expected "
+    "document among the first k) / k; an empty slot counts as a miss, an abstention is 0.",
+    "COLUMN retrieval_evals.hit_precision": "Mean over queries of the share of returned "
+    "chunks (first k) from an expected document; 0 for an abstention.",
+    "COLUMN retrieval_evals.recall_at_k": "Mean over queries of the share of expected "
+    "documents that a returned chunk comes from.",
+    "COLUMN retrieval_evals.abstention_rate": "Share of queries that returned no chunk "
+    "(every hit below its collection's min_score).",
+    "TABLE retrieval_eval_queries": "Each golden query of an evaluation with the documents "
+    "it retrieved, in rank order.",
+    "VIEW v_trend": "Per target and week: audits, mean and max risk, hallucination and pass "
+    "rates, last decision, and the last overall retrieval evaluation of that week.",
+    "COLUMN suite_prompts.must_not_assert": "Forbidden strings that fail only where the answer "
+    "asserts them (a denial the vault supports is a note); NULL before migration 8.",
+    "COLUMN suite_prompts.pinned_response": "The answer this turn is pinned to (regression "
+    "pinning); NULL when not pinned.",
+    "COLUMN suite_prompts.pinned_tolerance": "exact, normalized or semantic: how far the "
+    "answer may drift from pinned_response.",
+}
+
+
 def comment_statements(documentation: Mapping[str, str]) -> Iterator[str]:
     for key, text in documentation.items():
         kind, name = key.split(" ", 1)

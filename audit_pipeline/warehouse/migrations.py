@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from audit_pipeline.warehouse.documentation import (
     DOCUMENTATION,
     JUDGE_USAGE_DOCUMENTATION,
+    RETRIEVAL_EVAL_DOCUMENTATION,
     SCORING_DOCUMENTATION,
     comment_statements,
 )
@@ -344,6 +345,77 @@ MIGRATIONS: tuple[Migration, ...] = (
         7,
         "documentation: risk is the mean over answers; the incomplete decision; secret_echo",
         tuple(comment_statements(SCORING_DOCUMENTATION)),
+    ),
+    Migration(
+        8,
+        "evaluation harness: retrieval evaluations on the golden set (v_trend shows the "
+        "week's last one); must_not_assert and pinned responses in suites",
+        (
+            "ALTER TABLE suite_prompts ADD COLUMN must_not_assert VARCHAR[]",
+            "ALTER TABLE suite_prompts ADD COLUMN pinned_response VARCHAR",
+            "ALTER TABLE suite_prompts ADD COLUMN pinned_tolerance VARCHAR",
+            """
+            CREATE TABLE retrieval_evals (
+                eval_id        VARCHAR NOT NULL,
+                evaluated_at   TIMESTAMPTZ NOT NULL,
+                config_hash    VARCHAR NOT NULL,
+                golden_hash    VARCHAR NOT NULL,
+                vault_hash     VARCHAR,
+                k              INTEGER NOT NULL,   -- figures are over the first k hits
+                top_k          INTEGER NOT NULL,   -- hits asked of the retriever
+                dagster_run_id VARCHAR,
+                scope          VARCHAR NOT NULL,   -- 'overall' or 'collection'
+                collection     VARCHAR,            -- set for scope 'collection'
+                queries        INTEGER NOT NULL,
+                precision_at_k DOUBLE NOT NULL,
+                hit_precision  DOUBLE NOT NULL,
+                recall_at_k    DOUBLE NOT NULL,
+                mrr            DOUBLE NOT NULL,
+                abstention_rate DOUBLE NOT NULL,
+                p95_latency_ms DOUBLE NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE retrieval_eval_queries (
+                eval_id        VARCHAR NOT NULL,
+                query_index    INTEGER NOT NULL,
+                query          VARCHAR NOT NULL,
+                source         VARCHAR NOT NULL,
+                collection     VARCHAR NOT NULL,
+                expected_doc_ids VARCHAR[] NOT NULL,
+                retrieved_doc_ids VARCHAR[] NOT NULL,
+                precision_at_k DOUBLE NOT NULL,
+                recall_at_k    DOUBLE NOT NULL,
+                reciprocal_rank DOUBLE NOT NULL,
+                latency_ms     DOUBLE NOT NULL,
+                PRIMARY KEY (eval_id, query_index)
+            )
+            """,
+            """
+            CREATE OR REPLACE VIEW v_trend AS
+            WITH audit_weeks AS (
+                SELECT target, date_trunc('week', started_at) AS week, count(*) AS audits,
+                       avg(risk) AS mean_risk, max(risk) AS max_risk,
+                       avg(hallucination_rate) AS mean_hallucination_rate,
+                       avg(pass_rate) AS mean_pass_rate,
+                       arg_max(decision, started_at) AS last_decision,
+                       max(started_at) AS last_audit_at
+                FROM v_audit_summary
+                WHERE status = 'finished'
+                GROUP BY target, date_trunc('week', started_at)
+            ), retrieval_weeks AS (
+                SELECT date_trunc('week', evaluated_at) AS week,
+                       arg_max(precision_at_k, evaluated_at) AS retrieval_precision,
+                       arg_max(recall_at_k, evaluated_at) AS retrieval_recall,
+                       arg_max(mrr, evaluated_at) AS retrieval_mrr
+                FROM retrieval_evals WHERE scope = 'overall'
+                GROUP BY date_trunc('week', evaluated_at)
+            )
+            SELECT a.*, r.retrieval_precision, r.retrieval_recall, r.retrieval_mrr
+            FROM audit_weeks a LEFT JOIN retrieval_weeks r ON r.week = a.week
+            """,
+            *comment_statements(RETRIEVAL_EVAL_DOCUMENTATION),
+        ),
     ),
 )
 

@@ -1,0 +1,1 @@
+"""The evaluation harness: golden-set retrieval evaluation with a regression gate."""
