@@ -132,6 +132,13 @@ RETRIEVAL_EVAL_DOCUMENTATION: Mapping[str, str] = {
 }
 
 
+# Migration 9: the analyst view shows where inside a flagged claim the verifier points.
+CLAIM_VIEW_DOCUMENTATION: Mapping[str, str] = {
+    "VIEW v_claim_verdicts": "Every claim with its verdict, the error spans inside it (JSON "
+    "[[start, end], ...] relative to the claim) and its best (rank 1) evidence.",
+}
+
+
 def comment_statements(documentation: Mapping[str, str]) -> Iterator[str]:
     for key, text in documentation.items():
         kind, name = key.split(" ", 1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from audit_pipeline.warehouse.documentation import (
+    CLAIM_VIEW_DOCUMENTATION,
     DOCUMENTATION,
     JUDGE_USAGE_DOCUMENTATION,
     RETRIEVAL_EVAL_DOCUMENTATION,
@@ -415,6 +416,28 @@ MIGRATIONS: tuple[Migration, ...] = (
             FROM audit_weeks a LEFT JOIN retrieval_weeks r ON r.week = a.week
             """,
             *comment_statements(RETRIEVAL_EVAL_DOCUMENTATION),
+        ),
+    ),
+    Migration(
+        9,
+        "v_claim_verdicts shows each verdict's error spans",
+        (
+            """
+            CREATE OR REPLACE VIEW v_claim_verdicts AS
+            SELECT a.audit_id, a.target, a.started_at, c.prompt_id, c.turn, c.claim_id,
+                   c.text AS claim, c.start_char, c.end_char, v.label, v.probability,
+                   v.error_spans, v.justification, v.verifier, v.verifier_version,
+                   v.decided_by,
+                   e.document AS evidence_document, e.section AS evidence_section,
+                   e.text AS evidence_text, e.vector_score, e.bm25_score, e.fused_score,
+                   e.source AS evidence_source, e.fallback_mode
+            FROM claims c
+            JOIN audits a USING (audit_id)
+            LEFT JOIN verdicts v ON v.audit_id = c.audit_id AND v.claim_id = c.claim_id
+            LEFT JOIN evidence e ON e.audit_id = c.audit_id AND e.claim_id = c.claim_id
+                 AND e.rank = 1
+            """,
+            *comment_statements(CLAIM_VIEW_DOCUMENTATION),
         ),
     ),
 )

@@ -148,3 +148,21 @@ def test_error_spans_round_trip_as_claim_relative_json(tmp_path: Path) -> None:
         " FROM verdicts v JOIN claims c USING (audit_id, claim_id) WHERE v.claim_id = 'c1'"
     )
     assert wrong == "two"
+
+
+def test_the_claim_view_shows_error_spans(tmp_path: Path) -> None:
+    warehouse = _warehouse(tmp_path)
+    claims = _claims()
+    flagged = replace(_verdict(), label=Label.CONTRADICTED, error_spans=((8, 11),))
+    write_claims(warehouse, AUDIT, claims)
+    write_verdicts(warehouse, AUDIT, claims, [_verdict(), flagged, _verdict()])
+
+    rows = warehouse.query(
+        "SELECT label, error_spans FROM v_claim_verdicts WHERE audit_id = ? ORDER BY claim_id",
+        [AUDIT],
+    )
+    assert [json.loads(raw) for raw in rows["error_spans"]] == [[], [[8, 11]], []]
+    comment = warehouse.scalar(
+        "SELECT comment FROM duckdb_views() WHERE view_name = 'v_claim_verdicts'"
+    )
+    assert "error spans" in comment
