@@ -65,9 +65,7 @@ def test_contrary_edits_contradict_and_additions_do_not() -> None:
     claim = "Contractor accounts never expire automatically after 90 days."
     edits = rewrite_edits(claim, SENTENCE, evidence_words(SENTENCE))
     assert edits and all(edit.contradicts for edit in edits)
-    added = rewrite_edits(
-        SENTENCE.rstrip(".") + " since 2019.", SENTENCE, evidence_words(SENTENCE)
-    )
+    added = rewrite_edits(SENTENCE.rstrip(".") + " since 2019.", SENTENCE, evidence_words(SENTENCE))
     assert added and [e.kind for e in added] == ["addition"]
     assert not added[0].contradicts
 
