@@ -20,7 +20,6 @@ from audit_pipeline.assertions.catalog import VaultCatalog
 from audit_pipeline.assertions.pinning import embedding_similarity
 from audit_pipeline.assertions.runner import evaluate_audit
 from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.assertions.summary import AuditSummary, summarize
 from audit_pipeline.config import AuditConfig
 from audit_pipeline.defs.resources import (
     AuditSettingsResource,
@@ -31,10 +30,12 @@ from audit_pipeline.defs.suite_assets import SelectedSuite
 from audit_pipeline.observability.metrics import audit_registry, render, write_metrics
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.reports.write import ReportPaths, write_outcome_report
-from audit_pipeline.scoring.completeness import completeness, final_decision
+from audit_pipeline.scoring.audit_summary import AuditSummary, answered_keys, summarize
+from audit_pipeline.scoring.completeness import completeness
 from audit_pipeline.scoring.gates import evaluate_gates
 from audit_pipeline.scoring.outcome import AuditOutcome, build_outcome
-from audit_pipeline.scoring.risk import HALLUCINATED, score_audit
+from audit_pipeline.scoring.risk import score_audit
+from audit_pipeline.scoring.rules import HALLUCINATED, final_decision
 from audit_pipeline.scoring.turns import turn_outcomes
 from audit_pipeline.scoring.waivers import (
     WaiverStatus,
@@ -135,7 +136,7 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
             rows, waived_rows = waive_rows(rows, status.active)
             status = replace(status, applied=(*waived_rows, *waived_claims))
         write_assertion_results(store, responses.audit_id, rows)
-        summary = summarize(rows, records, hallucinated)
+        summary = summarize(rows, answered_keys(records), hallucinated)
         failed = [row for row in rows if not row.passed]
         preview = [
             {"prompt": r.prompt_id, "turn": r.turn, "assertion": r.assertion, "detail": r.detail}
