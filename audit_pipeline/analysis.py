@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from matplotlib.figure import Figure
 from audit_pipeline.config import load_config
 from audit_pipeline.reports.formatting import CRUMB
 from audit_pipeline.scoring.risk import ScoringSettings
+from audit_pipeline.scoring.rules import RiskThresholds
 from audit_pipeline.warehouse.store import Warehouse
 
 ENV_WAREHOUSE = "AUDIT_WAREHOUSE"
@@ -41,12 +41,9 @@ HALLUCINATED_ORDER = ("contradicted", "unsupported")
 """Worst first: a claim the vault contradicts is worse than one it merely does not support."""
 
 
-@dataclass(frozen=True)
-class Thresholds:
-    """The risk limits of the deploy / warn / block decision (``scoring:`` in audit.yaml)."""
-
-    deploy_max_risk: float
-    warn_max_risk: float
+Thresholds = RiskThresholds
+"""The risk limits of the deploy / warn / block decision (``scoring:`` in audit.yaml): the
+engine's own type, so the notebook's lines are the decision's limits."""
 
 
 def config_path() -> Path:
@@ -107,7 +104,7 @@ def decision_thresholds() -> Thresholds:
     """
     source = config_path()
     scoring = load_config(source).scoring if source.is_file() else ScoringSettings()
-    return Thresholds(scoring.deploy_max_risk, scoring.warn_max_risk)
+    return scoring.thresholds
 
 
 # -- shaping ---------------------------------------------------------------------------------

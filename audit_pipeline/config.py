@@ -27,7 +27,7 @@ from audit_pipeline.index.collections import CollectionPolicy, CollectionSetting
 from audit_pipeline.reliability.settings import BreakerSettings
 from audit_pipeline.scoring.gates import GateSettings
 from audit_pipeline.scoring.risk import ScoringSettings
-from audit_pipeline.targets.config import TargetConfig
+from audit_pipeline.targets.config import TargetConfig, VaultBotTargetConfig
 from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys
 
 # Suite and target names become Dagster partition keys and file names: keep them plain.
@@ -189,6 +189,19 @@ class AuditConfig(_Section):
         if name not in self.targets:
             raise ConfigError(_unknown("target", name, self.targets))
         return name, self.targets[name]
+
+    def assertion_rules(self, target: str | None) -> AssertionSettings:
+        """The assertion settings for auditing ``target``: the configured ones plus, for the
+        built-in bot, its own fallback sentence (its "I don't know" is not a claim and is the
+        fallback the behaviour check looks for). The claims and assertion stages both use it."""
+        bot = self.targets.get(target) if target is not None else None
+        if not isinstance(bot, VaultBotTargetConfig):
+            return self.assertions
+        sentences = (*self.assertions.fallback_sentences, bot.fallback_sentence)
+        # Validated anew (not ``model_copy``) so the compiled patterns include the bot's sentence.
+        return AssertionSettings.model_validate(
+            {**self.assertions.model_dump(), "fallback_sentences": tuple(dict.fromkeys(sentences))}
+        )
 
     def suite_path(self, name: str | None) -> tuple[str, Path]:
         """The named suite (or the default one) as an absolute path."""

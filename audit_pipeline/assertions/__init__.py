@@ -1,8 +1,9 @@
 """Rule assertions of an audit: behaviour, required signals, forbidden strings, citation
-verification, leaks and false-memory agreement, plus the audit summary built from them.
+verification, leaks and false-memory agreement (the audit summary built from them is counted
+in ``scoring/audit_summary.py``).
 
 Plain engine code (no Dagster): ``evaluate_audit`` turns a suite, its responses and the vault
-into ``assertion_results`` rows; ``summarize`` turns rows into the headline counts.
+into ``assertion_results`` rows.
 """
 
 from audit_pipeline.assertions.agreement import check_no_agreement, find_agreement
@@ -32,14 +33,12 @@ from audit_pipeline.assertions.runner import (
     evaluate_turn,
 )
 from audit_pipeline.assertions.settings import AssertionSettings, LeakPatterns
-from audit_pipeline.assertions.summary import AuditSummary, summarize
 
 __all__ = [
     "ASSERTION_NAMES",
     "AssertionOutcome",
     "AssertionRow",
     "AssertionSettings",
-    "AuditSummary",
     "CitationCheck",
     "CitationVerdict",
     "LeakHit",
@@ -62,7 +61,6 @@ __all__ = [
     "find_refusal",
     "is_fallback",
     "is_refusal",
-    "summarize",
     "verify_citation",
     "verify_citations",
 ]

@@ -9,7 +9,7 @@ from collections import Counter
 from dagster import AssetExecutionContext, AssetsDefinition, MetadataValue, Output, asset
 
 from audit_pipeline.defs.resources import (
-    AuditSettingsResource,
+    AuditResource,
     JudgeKeyResource,
     VaultIndexResource,
     WarehouseResource,
@@ -18,7 +18,6 @@ from audit_pipeline.defs.vault_assets import IndexState
 from audit_pipeline.detection.factory import build_extractor, build_verifier
 from audit_pipeline.detection.stages import extract_claims, gather_evidence, verify_claims
 from audit_pipeline.reports.markdown import markdown_table
-from audit_pipeline.targets.config import VaultBotTargetConfig
 from audit_pipeline.verification.model import LLMUsage
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_responses
 from audit_pipeline.warehouse.detection_tables import (
@@ -45,16 +44,13 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
     )
     def claims(
         context: AssetExecutionContext,
-        settings: AuditSettingsResource,
+        settings: AuditResource,
         warehouse: WarehouseResource,
         judge_key: JudgeKeyResource,
         responses: AuditRef,
     ) -> Output[AuditRef]:
-        config = settings.load()
-        target = config.targets.get(responses.target)
-        fallbacks = list(config.assertions.fallback_sentences)
-        if isinstance(target, VaultBotTargetConfig):
-            fallbacks.append(target.fallback_sentence)
+        config = settings.config
+        fallbacks = config.assertion_rules(responses.target).fallback_sentences
         extractor = build_extractor(config.detection, fallbacks, judge_key.api_key)
         store = warehouse.get()
         turns = answered_turns(load_responses(store, responses.audit_id))
@@ -98,13 +94,13 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
         "context the target logged with its answer when there is one.",
     )
     def evidence(
-        settings: AuditSettingsResource,
+        settings: AuditResource,
         warehouse: WarehouseResource,
         index: VaultIndexResource,
         claims: AuditRef,
         vault_index: IndexState,
     ) -> Output[AuditRef]:
-        config = settings.load()
+        config = settings.config
         store = warehouse.get()
         stored = load_claims(store, claims.audit_id)
         turns = answered_turns(load_responses(store, claims.audit_id))
@@ -147,13 +143,13 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
     )
     def verdicts(
         context: AssetExecutionContext,
-        settings: AuditSettingsResource,
+        settings: AuditResource,
         warehouse: WarehouseResource,
         index: VaultIndexResource,
         judge_key: JudgeKeyResource,
         evidence: AuditRef,
     ) -> Output[AuditRef]:
-        config = settings.load()
+        config = settings.config
         store = warehouse.get()
         stored = load_claims(store, evidence.audit_id)
         passages = load_evidence(store, evidence.audit_id)

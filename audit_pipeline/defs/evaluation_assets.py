@@ -20,7 +20,7 @@ from dagster import (
 )
 
 from audit_pipeline.defs.resources import (
-    AuditSettingsResource,
+    AuditResource,
     VaultIndexResource,
     WarehouseResource,
 )
@@ -58,13 +58,13 @@ REGRESSION_CHECK = "retrieval_regression"
 )
 def retrieval_eval(
     context: AssetExecutionContext,
-    settings: AuditSettingsResource,
+    settings: AuditResource,
     warehouse: WarehouseResource,
     index: VaultIndexResource,
     vault_index: IndexState,
     vault_documents: VaultScan,
 ):  # type: ignore[no-untyped-def]
-    config = settings.load()
+    config = settings.config
     queries = golden_queries(config, [doc.doc_id for doc in vault_documents.documents])
     policy = config.collection_policy()
     report = evaluate_retrieval(

@@ -1,9 +1,6 @@
 """Outcome assets: rule assertions, risk scores with the decision, and the release gates."""
 
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from dagster import (
     AssetCheckResult,
@@ -17,75 +14,24 @@ from dagster import (
 )
 
 from audit_pipeline.assertions.catalog import VaultCatalog
-from audit_pipeline.assertions.pinning import embedding_similarity
-from audit_pipeline.assertions.runner import evaluate_audit
-from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.assertions.summary import AuditSummary, summarize
-from audit_pipeline.config import AuditConfig
-from audit_pipeline.defs.resources import (
-    AuditSettingsResource,
-    VaultIndexResource,
-    WarehouseResource,
-)
+from audit_pipeline.defs.resources import AuditResource, VaultIndexResource, WarehouseResource
 from audit_pipeline.defs.suite_assets import SelectedSuite
 from audit_pipeline.observability.metrics import audit_registry, render, write_metrics
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.reports.write import ReportPaths, write_outcome_report
-from audit_pipeline.scoring.completeness import completeness, final_decision
-from audit_pipeline.scoring.gates import evaluate_gates
-from audit_pipeline.scoring.outcome import AuditOutcome, build_outcome
-from audit_pipeline.scoring.risk import HALLUCINATED, score_audit
-from audit_pipeline.scoring.turns import turn_outcomes
-from audit_pipeline.scoring.waivers import (
-    WaiverStatus,
-    load_waivers,
-    split,
-    waive_claims,
-    waive_rows,
+from audit_pipeline.scoring.decide import (
+    AssertionsResult,
+    check_assertions,
+    decide_audit,
+    waiver_status,
 )
-from audit_pipeline.suites.fuzz import results_by_transformation
-from audit_pipeline.targets.config import VaultBotTargetConfig
+from audit_pipeline.scoring.outcome import AuditOutcome
 from audit_pipeline.vault.documents import VaultScan
-from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_records
-from audit_pipeline.warehouse.detection_tables import (
-    checked_claims_by_turn,
-    labels_by_turn,
-    load_assertion_rows,
-    write_assertion_results,
-    write_risk_scores,
-)
-from audit_pipeline.warehouse.store import Warehouse
+from audit_pipeline.warehouse.audit_tables import AuditRef
 
 GROUP = "audit"
 GATES = ("decision", "hallucinations", "citation_errors", "pass_rate", "fallback_errors")
 _SEVERITY = {"warn": AssetCheckSeverity.WARN, "error": AssetCheckSeverity.ERROR}
-
-
-@dataclass(frozen=True)
-class AssertionsResult:
-    ref: AuditRef
-    summary: AuditSummary
-    waivers: dict[str, Any] | None = None  # WaiverStatus.to_dict(); None: no waivers file
-
-
-def _waiver_status(config: AuditConfig) -> WaiverStatus | None:
-    path = config.waivers_path
-    return None if path is None else split(load_waivers(path), datetime.now(UTC).date())
-
-
-def _labels(store: Warehouse, audit_id: str, status: WaiverStatus | None):  # type: ignore[no-untyped-def]
-    """Verdict labels per turn, without the claims an active waiver accepts."""
-    if status is None:
-        return labels_by_turn(store, audit_id), []
-    return waive_claims(checked_claims_by_turn(store, audit_id), status.active)
-
-
-def assertion_settings_for(settings: AssertionSettings, target: object) -> AssertionSettings:
-    """The configured settings plus the audited bot's own fallback sentence."""
-    if isinstance(target, VaultBotTargetConfig):
-        sentences = [*settings.fallback_sentences, target.fallback_sentence]
-        return settings.model_copy(update={"fallback_sentences": list(dict.fromkeys(sentences))})
-    return settings
 
 
 def build_outcome_assets(  # type: ignore[no-untyped-def]
@@ -104,7 +50,7 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
         "agreement.",
     )
     def assertion_results(
-        settings: AuditSettingsResource,
+        settings: AuditResource,
         warehouse: WarehouseResource,
         index: VaultIndexResource,
         responses: AuditRef,
@@ -112,37 +58,26 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
         prompt_suite: SelectedSuite,
         vault_documents: VaultScan,
     ) -> Output[AssertionsResult]:
-        config = settings.load()
-        rules = assertion_settings_for(config.assertions, config.targets.get(responses.target))
-        store = warehouse.get()
-        records = load_response_records(store, responses.audit_id)
-        status = _waiver_status(config)
-        labels, waived_claims = _labels(store, verdicts.audit_id, status)
-        hallucinated = {key for key, found in labels.items() if HALLUCINATED.intersection(found)}
-        suite = responses.select(prompt_suite.suite)
-        semantic = any(t.pinned_tolerance == "semantic" for p in suite.prompts for t in p.turns)
-        rows = evaluate_audit(
-            suite,
-            records,
-            VaultCatalog.from_scan(vault_documents, rules.citation_aliases),
-            rules,
-            {key: key in hallucinated for key in labels},
-            checked_claims_by_turn(store, verdicts.audit_id),
-            embedding_similarity(index.embedder.get()) if semantic else None,
+        config = settings.config
+        rules = config.assertion_rules(responses.target)
+        result, rows = check_assertions(
+            warehouse.get(),
+            responses=responses,
+            verdicts_audit_id=verdicts.audit_id,
+            suite=prompt_suite.suite,
+            catalog=VaultCatalog.from_scan(vault_documents, rules.citation_aliases),
+            rules=rules,
+            waivers=waiver_status(config.waivers_path),
+            embedder=index.embedder.get,
         )
-        waived_rows: list[dict[str, Any]] = []
-        if status is not None:
-            rows, waived_rows = waive_rows(rows, status.active)
-            status = replace(status, applied=(*waived_rows, *waived_claims))
-        write_assertion_results(store, responses.audit_id, rows)
-        summary = summarize(rows, records, hallucinated)
+        summary = result.summary
         failed = [row for row in rows if not row.passed]
         preview = [
             {"prompt": r.prompt_id, "turn": r.turn, "assertion": r.assertion, "detail": r.detail}
             for r in failed[:40]
         ]
         return Output(
-            AssertionsResult(responses, summary, status.to_dict() if status else None),
+            result,
             metadata={
                 "audit_id": responses.audit_id,
                 "assertions": len(rows),
@@ -150,7 +85,7 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
                 "prompts_passed": summary.passed,
                 "prompts_failed": summary.failed,
                 "pass_rate": round(summary.pass_rate, 4),
-                "waived": len(status.applied) if status else 0,
+                "waived": len((result.waivers or {}).get("applied", [])),
                 "failures": MetadataValue.md(
                     markdown_table(preview, ["prompt", "turn", "assertion", "detail"])
                 ),
@@ -170,52 +105,26 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
     )
     def risk_scores(
         context: AssetExecutionContext,
-        settings: AuditSettingsResource,
+        settings: AuditResource,
         warehouse: WarehouseResource,
         verdicts: AuditRef,
         assertion_results: AssertionsResult,
         prompt_suite: SelectedSuite,
     ):  # type: ignore[no-untyped-def]
-        config = settings.load()
+        config = settings.config
         ref = assertion_results.ref
-        rules = assertion_settings_for(config.assertions, config.targets.get(ref.target))
-        store = warehouse.get()
-        records = load_response_records(store, ref.audit_id)
-        labels, _ = _labels(store, verdicts.audit_id, _waiver_status(config))
-        outcomes = turn_outcomes(
-            ref.select(prompt_suite.suite),
-            records,
-            load_assertion_rows(store, ref.audit_id),
-            labels,
-            rules,
+        scored = decide_audit(
+            warehouse.get(),
+            assertions=assertion_results,
+            verdicts_audit_id=verdicts.audit_id,
+            suite=prompt_suite.suite,
+            rules=config.assertion_rules(ref.target),
+            scoring=config.scoring,
+            gates=config.gates,
+            waivers=waiver_status(config.waivers_path),
         )
-        report = score_audit(outcomes, config.scoring)
-        problems = completeness(records, labels).problems(config.scoring.incomplete_share)
-        decision = final_decision(
-            report.audit.decision or "warn", problems, config.scoring.on_incomplete
-        )
-        write_risk_scores(
-            store, ref.audit_id, report.rows(), decision=decision, risk=report.audit.risk
-        )
-        summary = assertion_results.summary
-        waivers = assertion_results.waivers
-        gates = evaluate_gates(summary.to_dict(), decision, config.gates, problems, waivers)
-        outcome = build_outcome(
-            audit_id=ref.audit_id,
-            target=ref.target,
-            suite=ref.suite,
-            summary=summary,
-            risk=report,
-            gates=gates,
-            decision=decision,
-            incomplete=problems,
-            waivers=waivers,
-            fuzz=results_by_transformation(
-                ref.select(prompt_suite.suite), (f.prompt_id for f in summary.failures)
-            )
-            if prompt_suite.suite.fuzz
-            else None,
-        )
+        outcome, report, problems = scored.outcome, scored.risk, scored.problems
+        decision, summary, gates = outcome.decision, assertion_results.summary, outcome.gates
         context.log.info(
             f"audit {ref.audit_id}: decision {decision}, risk "
             f"{'n/a' if report.audit.risk is None else f'{report.audit.risk:.3f}'}"
@@ -252,9 +161,9 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
         "charts, trend, every failure with its highlighted spans and evidence.",
     )
     def audit_report(
-        settings: AuditSettingsResource, warehouse: WarehouseResource, risk_scores: AuditOutcome
+        settings: AuditResource, warehouse: WarehouseResource, risk_scores: AuditOutcome
     ) -> Output[ReportPaths]:
-        config = settings.load()
+        config = settings.config
         paths = write_outcome_report(warehouse.get(), risk_scores, config)
         return Output(
             paths,
@@ -276,10 +185,10 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
         "abstentions by reason), written to <metrics_dir>/<target>.prom.",
     )
     def audit_metrics(
-        settings: AuditSettingsResource, warehouse: WarehouseResource, risk_scores: AuditOutcome
+        settings: AuditResource, warehouse: WarehouseResource, risk_scores: AuditOutcome
     ) -> Output[str]:
-        config = settings.load()
-        rules = assertion_settings_for(config.assertions, config.targets.get(risk_scores.target))
+        config = settings.config
+        rules = config.assertion_rules(risk_scores.target)
         registry = audit_registry(warehouse.get(), risk_scores.audit_id, rules)
         path = write_metrics(
             registry,

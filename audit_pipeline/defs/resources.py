@@ -7,7 +7,7 @@ engine itself, not here.
 
 from __future__ import annotations
 
-from dagster import ConfigurableResource, EnvVar
+from dagster import ConfigurableResource, EnvVar, InitResourceContext
 from pydantic import PrivateAttr
 
 from audit_pipeline.config import AuditConfig, load_config
@@ -21,13 +21,24 @@ from audit_pipeline.reliability.settings import BreakerSettings
 from audit_pipeline.warehouse.store import Warehouse
 
 
-class AuditSettingsResource(ConfigurableResource):
-    """The audit configuration file (``audit.yaml``)."""
+class AuditResource(ConfigurableResource):
+    """The run's one configuration object: ``audit.yaml``, loaded and validated once when the
+    resource is set up for a run (once per step process with the multiprocess executor) and
+    then shared by every asset of that run. Assets read ``config``; none re-reads the file, so
+    one run cannot mix two versions of it."""
 
     config_path: str
 
-    def load(self) -> AuditConfig:
-        return load_config(self.config_path)
+    _config: AuditConfig | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: InitResourceContext) -> None:
+        self._config = load_config(self.config_path)
+
+    @property
+    def config(self) -> AuditConfig:
+        if self._config is None:  # used outside a run (a direct call in a test)
+            self._config = load_config(self.config_path)
+        return self._config
 
 
 class WarehouseResource(ConfigurableResource):
@@ -120,7 +131,7 @@ def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, ob
         # Each run keeps its own step outputs: concurrent audits never read each other's.
         "io_manager": RunScopedIOManager(),
         "judge_key": judge_key,
-        "settings": AuditSettingsResource(config_path=config_path),
+        "settings": AuditResource(config_path=config_path),
         "warehouse": WarehouseResource(
             duckdb_path=str(config.duckdb_path), lock_timeout_s=config.storage.lock_timeout_s
         ),

@@ -20,7 +20,7 @@ from dagster import (
 from pydantic import Field
 
 from audit_pipeline.defs.resources import (
-    AuditSettingsResource,
+    AuditResource,
     VaultIndexResource,
     WarehouseResource,
 )
@@ -86,9 +86,9 @@ class ResponsesConfig(Config):
     description="The validated, content-hashed prompt suite (one DuckDB row per turn).",
 )
 def prompt_suite(
-    config: SuiteSelection, settings: AuditSettingsResource, warehouse: WarehouseResource
+    config: SuiteSelection, settings: AuditResource, warehouse: WarehouseResource
 ) -> Output[SelectedSuite]:
-    audit_config = settings.load()
+    audit_config = settings.config
     name, path = audit_config.suite_path(config.suite)
     suite = load_suite(path)
     suite = fuzz_suite(suite, (*suite.fuzz, *parse_transformations(config.fuzz)))
@@ -121,13 +121,13 @@ def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-
     def responses(
         context: AssetExecutionContext,
         config: ResponsesConfig,
-        settings: AuditSettingsResource,
+        settings: AuditResource,
         warehouse: WarehouseResource,
         index: VaultIndexResource,
         prompt_suite: SelectedSuite,
         vault_index: IndexState,
     ) -> Output[AuditRef]:
-        audit_config = settings.load()
+        audit_config = settings.config
         target_name, target_config = audit_config.target_config(context.partition_key)
         store = warehouse.get()
         if config.resume_audit_id:

@@ -14,7 +14,7 @@ from dagster import (
 )
 
 from audit_pipeline.defs.resources import (
-    AuditSettingsResource,
+    AuditResource,
     VaultIndexResource,
     WarehouseResource,
 )
@@ -47,10 +47,10 @@ class IndexState:
 )
 def vault_documents(
     context: AssetExecutionContext,
-    settings: AuditSettingsResource,
+    settings: AuditResource,
     warehouse: WarehouseResource,
 ) -> Output[VaultScan]:
-    config = settings.load()
+    config = settings.config
     scan = scan_vault(
         config.vault_path,
         config.vault.include,
@@ -95,11 +95,11 @@ def vault_documents(
     description="Heading-aware chunks of the vault documents with exact character offsets.",
 )
 def vault_chunks(
-    settings: AuditSettingsResource,
+    settings: AuditResource,
     warehouse: WarehouseResource,
     vault_documents: VaultScan,
 ) -> Output[list[Chunk]]:
-    config = settings.load()
+    config = settings.config
     chunks = chunk_documents(
         vault_documents.documents, config.chunking.target_words, config.chunking.overlap_words
     )

@@ -14,7 +14,7 @@ from datetime import datetime
 from html import escape
 
 from audit_pipeline.reports.data import TrendPoint
-from audit_pipeline.reports.summary import DEFAULT_THRESHOLDS, Thresholds, zone
+from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, RiskThresholds
 
 ZONE_COLOURS: dict[str, str] = {"deploy": "#1a7f37", "warn": "#c27803", "block": "#c42b2b"}
 NEUTRAL = "#94a3b8"
@@ -53,10 +53,10 @@ def _fmt(value: float | None) -> str:
 
 
 def risk_bars(
-    rows: Sequence[tuple[str, float | None]], thresholds: Thresholds = DEFAULT_THRESHOLDS
+    rows: Sequence[tuple[str, float | None]], thresholds: RiskThresholds = DEFAULT_THRESHOLDS
 ) -> str:
     """Horizontal bars of risk per category, coloured by the zone each falls in."""
-    warn, block = thresholds
+    warn, block = thresholds.deploy_max_risk, thresholds.warn_max_risk
     label_w, bar_w, row_h, top = 150, 330, 26, 30
     width, height = label_w + bar_w + 60, top + row_h * max(1, len(rows)) + 12
     top_value = _nice_max(max([block * 1.3, *(r for _, r in rows if r is not None)]), 0.1)
@@ -83,7 +83,7 @@ def risk_bars(
         )
     for i, (category, risk) in enumerate(rows):
         y = top + i * row_h
-        colour = ZONE_COLOURS.get(zone(risk, thresholds) or "", NEUTRAL)
+        colour = ZONE_COLOURS.get(thresholds.zone(risk) or "", NEUTRAL)
         body.append(
             f'<text x="{label_w - 10}" y="{y + 17}" text-anchor="end" font-size="12.5"'
             f' fill="{INK}">{_e(category)}</text>'
@@ -148,9 +148,11 @@ def verdict_donut(counts: Mapping[str, int]) -> str:
     return _svg(410, height, "Claims by verdict", body)
 
 
-def trend_chart(points: Sequence[TrendPoint], thresholds: Thresholds = DEFAULT_THRESHOLDS) -> str:
+def trend_chart(
+    points: Sequence[TrendPoint], thresholds: RiskThresholds = DEFAULT_THRESHOLDS
+) -> str:
     """Risk of this and earlier audits of the target, with the decision thresholds dashed."""
-    warn, block = thresholds
+    warn, block = thresholds.deploy_max_risk, thresholds.warn_max_risk
     width, height = 1010, 250
     left, right, top, bottom = 48, 96, 34, 44
     values = [v for p in points for v in (p.risk, p.hallucination_rate) if v is not None]
@@ -195,7 +197,7 @@ def trend_chart(points: Sequence[TrendPoint], thresholds: Thresholds = DEFAULT_T
                 f' fill="#fff" stroke="{MUTED}" stroke-width="1.3"/>'
             )
         if point.risk is not None:
-            decision = (point.decision or zone(point.risk, thresholds) or "").lower()
+            decision = (point.decision or thresholds.zone(point.risk) or "").lower()
             colour = ZONE_COLOURS.get(decision, NEUTRAL)
             radius = 7 if point.is_current else 5
             ring = ' stroke="#fff" stroke-width="2"'

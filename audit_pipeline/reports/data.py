@@ -106,9 +106,16 @@ class Citation:
 
 @dataclass(frozen=True)
 class AssertionResult:
+    """One ``assertion_results`` row of a turn; the last three fields are the facts the summary
+    counts with (``scoring/audit_summary.py``), stored on the ``behavior`` and ``citations``
+    rows."""
+
     assertion: str
     passed: bool
     detail: str | None
+    expected_behavior: str | None = None
+    fell_back: bool = False
+    citation_errors: int = 0
 
     @property
     def is_citation(self) -> bool:
@@ -407,7 +414,14 @@ def _prompts(
     for row in assertions:
         key = (row["prompt_id"], row["turn"])
         assertions_by_turn[key].append(
-            AssertionResult(str(row["assertion"]), bool(row["passed"]), row["detail"])
+            AssertionResult(
+                str(row["assertion"]),
+                bool(row["passed"]),
+                row["detail"],
+                expected_behavior=_str(row.get("expected_behavior")),
+                fell_back=bool(row.get("fell_back")),
+                citation_errors=_int(row.get("citation_errors")) or 0,
+            )
         )
         assertion_category.setdefault(row["prompt_id"], row["category"])
     response_scores: dict[tuple[str, int], Mapping[str, Any]] = {}

@@ -31,22 +31,16 @@ from audit_pipeline.reports.formatting import (
     when,
 )
 from audit_pipeline.reports.styles import CSS
-from audit_pipeline.reports.summary import (
-    DEFAULT_THRESHOLDS,
-    Summary,
-    Thresholds,
-    by_risk,
-    summarize,
-    zone,
-)
+from audit_pipeline.reports.summary import Summary, by_risk, summarize
+from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, RiskThresholds
 
 e = esc
 _NUM_CLASS = ' class="num"'
 _BOLD_ROW = ' style="font-weight:700"'
 DECISION_WORDS = {
-    "deploy": "Safe to deploy: risk is below the warn threshold.",
-    "warn": "Deploy with care: risk is between the warn and block thresholds.",
-    "block": "Do not deploy: risk is at or above the block threshold.",
+    "deploy": "Safe to deploy: risk is at or below the deploy limit.",
+    "warn": "Deploy with care: risk is above the deploy limit, at or below the warn limit.",
+    "block": "Do not deploy: risk is above the warn limit.",
     "incomplete": "Not decided: too much of the audit could not be answered or verified.",
 }
 
@@ -55,7 +49,7 @@ def render_html(
     data: ReportData,
     *,
     summary: Mapping[str, Any] | None = None,
-    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    thresholds: RiskThresholds = DEFAULT_THRESHOLDS,
     generated_at: datetime | None = None,
     repeats: Mapping[str, Any] | None = None,
 ) -> str:
@@ -89,11 +83,11 @@ def render_html(
 # -- header and summary --------------------------------------------------------------------
 
 
-def _decision(data: ReportData, thresholds: Thresholds) -> str | None:
+def _decision(data: ReportData, thresholds: RiskThresholds) -> str | None:
     decision = data.audit.decision or (data.audit_score.decision if data.audit_score else None)
     if decision:
         return decision.lower()
-    return zone(_audit_risk(data), thresholds)
+    return thresholds.zone(_audit_risk(data))
 
 
 def _audit_risk(data: ReportData) -> float | None:
@@ -120,7 +114,7 @@ def _flakiness_section(repeats: Mapping[str, Any] | None) -> str:
     )
 
 
-def _masthead(data: ReportData, thresholds: Thresholds) -> str:
+def _masthead(data: ReportData, thresholds: RiskThresholds) -> str:
     audit = data.audit
     decision = _decision(data, thresholds)
     known = decision if decision in DECISION_WORDS else ""
@@ -149,7 +143,7 @@ def _masthead(data: ReportData, thresholds: Thresholds) -> str:
         f' <span class="on">·</span> {e(audit.suite or "unknown suite")}</h1>'
         f'<span class="badge {e(known)}">{e(badge)}</span></div>'
         f'<p class="verdict-line"><strong>Risk {e(num(risk))}</strong>'
-        f' <span class="muted">(warn ≥ {thresholds[0]:.2f}, block ≥ {thresholds[1]:.2f})</span>'
+        f' <span class="muted">({e(thresholds.legend())})</span>'
         f" — {e(explain)}</p>"
         f'<dl class="meta">{meta_html}</dl></header>'
     )
@@ -162,7 +156,7 @@ def _card(key: str, value: str, sub: str = "", tone: str = "", extra: str = "") 
     )
 
 
-def _summary_section(data: ReportData, s: Summary, thresholds: Thresholds) -> str:
+def _summary_section(data: ReportData, s: Summary, thresholds: RiskThresholds) -> str:
     score = data.audit_score
     rate_width = 0.0 if s.pass_rate is None else max(0.0, min(1.0, s.pass_rate)) * 100
     assertions_total = s.assertions_passed + s.assertions_failed
@@ -226,8 +220,8 @@ def _summary_section(data: ReportData, s: Summary, thresholds: Thresholds) -> st
     )
 
 
-def _risk_pill(risk: float | None, thresholds: Thresholds) -> str:
-    return f'<span class="pill {e(zone(risk, thresholds) or "")}">{e(num(risk))}</span>'
+def _risk_pill(risk: float | None, thresholds: RiskThresholds) -> str:
+    return f'<span class="pill {e(thresholds.zone(risk) or "")}">{e(num(risk))}</span>'
 
 
 def _delta(current: float | None, previous: float | None) -> str:
@@ -257,7 +251,7 @@ CATEGORY_COLUMNS = (
 )
 
 
-def _category_section(s: Summary, previous_audit_id: str | None, thresholds: Thresholds) -> str:
+def _category_section(s: Summary, previous_audit_id: str | None, thresholds: RiskThresholds) -> str:
     rows = []
     for row in by_risk(s.categories):
         score = row.score
@@ -297,7 +291,7 @@ def _category_section(s: Summary, previous_audit_id: str | None, thresholds: Thr
     )
 
 
-def _charts_section(data: ReportData, s: Summary, thresholds: Thresholds) -> str:
+def _charts_section(data: ReportData, s: Summary, thresholds: RiskThresholds) -> str:
     bars = charts.risk_bars([(row.category, row.risk) for row in by_risk(s.categories)], thresholds)
     donut = charts.verdict_donut(data.verdict_counts())
     trend = charts.trend_chart(data.trend, thresholds)
@@ -370,11 +364,11 @@ def _passing_section(passing: Sequence[PromptResult], anchors: Mapping[str, str]
     )
 
 
-def _footer(data: ReportData, thresholds: Thresholds, generated_at: datetime | None) -> str:
+def _footer(data: ReportData, thresholds: RiskThresholds, generated_at: datetime | None) -> str:
     made = when(generated_at or datetime.now(UTC))
     return (
-        f'<footer class="foot">Generated {e(made)} from the audit warehouse · thresholds warn '
-        f"{thresholds[0]:.2f}, block {thresholds[1]:.2f} · highlighted spans: "
+        f'<footer class="foot">Generated {e(made)} from the audit warehouse · thresholds '
+        f"{e(thresholds.legend())} · highlighted spans: "
         '<mark class="contradicted">contradicted</mark> '
         '<mark class="unsupported">unsupported</mark> claims, within them '
         '<mark class="error-span">what the evidence does not back</mark>. '

@@ -35,13 +35,8 @@ from audit_pipeline.reports.formatting import (
 )
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.reports.spans import Mark, Segment, error_ranges, place, runs, segments
-from audit_pipeline.reports.summary import (
-    DEFAULT_THRESHOLDS,
-    Summary,
-    Thresholds,
-    by_risk,
-    summarize,
-)
+from audit_pipeline.reports.summary import Summary, by_risk, summarize
+from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, RiskThresholds
 
 EVIDENCE_SHOWN = 3
 EVIDENCE_CHARS = 300
@@ -103,7 +98,7 @@ def render_markdown(
     data: ReportData,
     *,
     summary: Mapping[str, Any] | None = None,
-    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    thresholds: RiskThresholds = DEFAULT_THRESHOLDS,
     generated_at: datetime | None = None,
     repeats: Mapping[str, Any] | None = None,
 ) -> str:
@@ -143,7 +138,7 @@ def _flakiness(repeats: Mapping[str, Any] | None) -> str:
     )
 
 
-def _header(data: ReportData, thresholds: Thresholds) -> str:
+def _header(data: ReportData, thresholds: RiskThresholds) -> str:
     audit = data.audit
     score = data.audit_score
     decision = (audit.decision or (score.decision if score else None) or "pending").lower()
@@ -168,8 +163,7 @@ def _header(data: ReportData, thresholds: Thresholds) -> str:
         f"# Audit report: {escape_markdown(audit.target or 'unknown target')} · "
         f"{escape_markdown(audit.suite or 'unknown suite')}\n\n"
         f"**Decision: {icon} {escape_markdown(decision.upper())}** · risk {num(risk)} "
-        f"(warn ≥ {thresholds[0]:.2f}, block ≥ {thresholds[1]:.2f})\n\n"
-        + _table(rows, ["field", "value"])
+        f"({thresholds.legend()})\n\n" + _table(rows, ["field", "value"])
     )
 
 

@@ -2,8 +2,10 @@
 
 The engine computes the authoritative summary when it scores an audit and passes it in, so the
 report and the CI gate quote the same figures. A report written later from the warehouse alone
-(a notebook, an old audit) gets the same numbers derived from the stored rows; a partial summary
-is completed from the derived one rather than shown with holes.
+(a notebook, an old audit) gets its numbers from the same counting function
+(``scoring/audit_summary.py``) run over the stored rows, so no figure is counted by a rule of
+the report's own; a partial summary is completed from the derived one rather than shown with
+holes. Zones (the colour of a risk) come from ``scoring/rules.py``, the decision's own rule.
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from audit_pipeline.reports.data import PromptResult, ReportData, Score, Turn
-
-Thresholds = tuple[float, float]  # (warn, block)
-DEFAULT_THRESHOLDS: Thresholds = (0.10, 0.25)
+from audit_pipeline.assertions.outcome import AssertionRow
+from audit_pipeline.reports.data import ReportData, Score
+from audit_pipeline.scoring.audit_summary import AuditSummary
+from audit_pipeline.scoring.audit_summary import summarize as count_audit
 
 
 @dataclass(frozen=True)
@@ -50,16 +52,6 @@ class Summary:
     categories: tuple[CategoryRow, ...]
 
 
-def zone(risk: float | None, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> str | None:
-    """The decision a risk value falls in: ``deploy`` below warn, ``block`` at or above block."""
-    if risk is None:
-        return None
-    warn, block = thresholds
-    if risk >= block:
-        return "block"
-    return "warn" if risk >= warn else "deploy"
-
-
 def by_risk(rows: Sequence[CategoryRow]) -> list[CategoryRow]:
     """Highest risk first (where a reader's attention should go), unknown risk last."""
     return sorted(rows, key=lambda r: (r.risk is None, -(r.risk or 0.0), r.category))
@@ -68,11 +60,11 @@ def by_risk(rows: Sequence[CategoryRow]) -> list[CategoryRow]:
 def summarize(data: ReportData, summary: Mapping[str, Any] | None = None) -> Summary:
     """The engine's ``summary`` where given, completed from the warehouse rows in ``data``."""
     given = dict(summary or {})
-    derived = _derive(data)
+    derived = derive_summary(data)
     by_category = given.get("by_category") or {}
     rows = []
     for category in dict.fromkeys([*data.categories, *by_category]):
-        mine = derived.get(category, (0, 0))
+        mine = derived.by_category.get(category)
         theirs = by_category.get(category) or {}
         score = data.category_scores.get(category)
         previous = data.previous_category_scores.get(category)
@@ -80,60 +72,55 @@ def summarize(data: ReportData, summary: Mapping[str, Any] | None = None) -> Sum
         rows.append(
             CategoryRow(
                 category=category,
-                passed=int(theirs.get("passed", mine[0])),
-                failed=int(theirs.get("failed", mine[1])),
+                passed=int(theirs.get("passed", mine.passed if mine else 0)),
+                failed=int(theirs.get("failed", mine.failed if mine else 0)),
                 risk=risk if risk is not None else (score.risk if score else None),
                 previous_risk=previous.risk if previous else None,
                 score=score,
             )
         )
-    prompts = data.prompts
-    turns = [turn for prompt in prompts for turn in prompt.turns]
-    assertions = [a for turn in turns for a in turn.assertions]
-    failed = sum(1 for p in prompts if p.is_failure)
-    total = int(given.get("total", len(prompts)))
-    passed = int(given.get("passed", len(prompts) - failed))
+    total = int(given.get("total", derived.total))
+    passed = int(given.get("passed", derived.passed))
     rate = _number(given.get("pass_rate"))
     return Summary(
         total=total,
         passed=passed,
-        failed=int(given.get("failed", failed)),
+        failed=int(given.get("failed", derived.failed)),
         pass_rate=_fraction(rate) if rate is not None else (passed / total if total else None),
-        assertions_passed=int(given.get("assertions_passed", sum(a.passed for a in assertions))),
-        assertions_failed=int(
-            given.get("assertions_failed", sum(not a.passed for a in assertions))
-        ),
-        hallucinations=int(
-            given.get("hallucinations", sum(len(p.hallucinations) for p in prompts))
-        ),
-        citation_errors=int(
-            given.get(
-                "citation_errors",
-                sum(1 for a in assertions if a.is_citation and not a.passed),
-            )
-        ),
-        fallback_errors=int(given.get("fallback_errors", sum(map(_fallback_error, turns)))),
+        assertions_passed=int(given.get("assertions_passed", derived.assertions_passed)),
+        assertions_failed=int(given.get("assertions_failed", derived.assertions_failed)),
+        hallucinations=int(given.get("hallucinations", derived.hallucinations)),
+        citation_errors=int(given.get("citation_errors", derived.citation_errors)),
+        fallback_errors=int(given.get("fallback_errors", derived.fallback_errors)),
         categories=tuple(rows),
     )
 
 
-def _derive(data: ReportData) -> dict[str, tuple[int, int]]:
-    counts: dict[str, tuple[int, int]] = {}
-    prompt: PromptResult
-    for prompt in data.prompts:
-        passed, failed = counts.get(prompt.category, (0, 0))
-        counts[prompt.category] = (
-            (passed, failed + 1) if prompt.is_failure else (passed + 1, failed)
+def derive_summary(data: ReportData) -> AuditSummary:
+    """The audit summary the engine would have computed, from the rows the report read: the
+    same function over the stored assertion rows, answered turns and hallucinated turns."""
+    rows = [
+        AssertionRow(
+            prompt_id=prompt.prompt_id,
+            turn=turn.turn,
+            category=prompt.category,
+            assertion=result.assertion,
+            passed=result.passed,
+            detail=result.detail or "",
+            expected_behavior=result.expected_behavior,
+            fell_back=result.fell_back,
+            citation_errors=result.citation_errors,
         )
-    return counts
-
-
-def _fallback_error(turn: Turn) -> bool:
-    """A turn that should have fallen back and failed a check, or failed a fallback check."""
-    failed = turn.failed_assertions
-    if turn.expected_behavior == "fallback" and failed:
-        return True
-    return any("fallback" in a.assertion.lower() for a in failed)
+        for prompt in data.prompts
+        for turn in prompt.turns
+        for result in turn.assertions
+    ]
+    keyed = [
+        ((prompt.prompt_id, turn.turn), turn) for prompt in data.prompts for turn in prompt.turns
+    ]
+    answered = {key for key, turn in keyed if turn.error is None and turn.response is not None}
+    hallucinated = {key for key, turn in keyed if turn.hallucinations}
+    return count_audit(rows, answered, hallucinated)
 
 
 def _number(value: Any) -> float | None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from audit_pipeline.reports.data import load_report_data
 from audit_pipeline.reports.html import render_html
 from audit_pipeline.reports.markdown_report import render_markdown
-from audit_pipeline.reports.summary import DEFAULT_THRESHOLDS, Thresholds
+from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, RiskThresholds
 from audit_pipeline.warehouse.store import Warehouse
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def write_report(
     out_dir: str | Path,
     *,
     summary: Mapping[str, Any] | None = None,
-    thresholds: Thresholds = DEFAULT_THRESHOLDS,
+    thresholds: RiskThresholds = DEFAULT_THRESHOLDS,
     repeats: Mapping[str, Any] | None = None,
 ) -> ReportPaths:
     """Render both reports of ``audit_id`` into ``out_dir/<audit_id>/`` (see
@@ -84,7 +84,7 @@ def write_outcome_report(
         outcome.audit_id,
         config.reports_dir,
         summary={**outcome.summary, "by_category": outcome.by_category},
-        thresholds=(config.scoring.deploy_max_risk, config.scoring.warn_max_risk),
+        thresholds=config.scoring.thresholds,
         repeats=repeats,
     )
 

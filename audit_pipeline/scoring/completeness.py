@@ -6,7 +6,7 @@ risk computed from what is left reads as a pass that nobody checked. So when mor
 ``scoring.incomplete_share`` of the claims could not be verified, or of the suite's turns got no
 answer, the audit is ``incomplete`` (or ``block``, with ``scoring.on_incomplete: block``) —
 never deploy or warn. A ``block`` found in what was checked stands: a bad release is bad even
-when part of the audit is missing.
+when part of the audit is missing. The decision rule itself is ``rules.final_decision``.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from audit_pipeline.targets.records import ResponseRecord
-
-INCOMPLETE = "incomplete"
 
 
 @dataclass(frozen=True)
@@ -63,10 +61,3 @@ def completeness(
         claims=len(all_labels),
         unverifiable=sum(label == "unverifiable" for label in all_labels),
     )
-
-
-def final_decision(risk_decision: str, problems: Sequence[str], on_incomplete: str) -> str:
-    """The risk's decision, unless the audit is incomplete and that decision is not block."""
-    if problems and risk_decision != "block":
-        return on_incomplete
-    return risk_decision

@@ -1,7 +1,8 @@
 """Release gates: thresholds on an audit's outcome that make a CI job pass, warn or fail.
 
 The same evaluation backs the Dagster asset checks (ERROR / WARN severities) and the CLI's exit
-code, so the UI and a CI pipeline can never disagree about whether an audit passed.
+code, so the UI and a CI pipeline can never disagree about whether an audit passed; the
+comparisons themselves are ``rules.count_status`` and ``rules.rate_status``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-GateStatus = Literal["pass", "warn", "error"]
+from audit_pipeline.scoring.rules import GateStatus, count_status, rate_status
 
 
 class GateSettings(BaseModel):
@@ -73,11 +74,12 @@ class GateResult:
 
 
 def _count_gate(name: str, value: int, warn: int | None, error: int) -> GateResult:
-    if value > error:
-        return GateResult(name, "error", value, f"{value} > {error}")
-    if warn is not None and value > warn:
-        return GateResult(name, "warn", value, f"{value} > {warn}")
-    return GateResult(name, "pass", value, f"{value} within limit {error}")
+    status = count_status(value, warn, error)
+    if status == "error":
+        return GateResult(name, status, value, f"{value} > {error}")
+    if status == "warn":
+        return GateResult(name, status, value, f"{value} > {warn}")
+    return GateResult(name, status, value, f"{value} within limit {error}")
 
 
 def evaluate_gates(
@@ -99,16 +101,14 @@ def evaluate_gates(
     else:
         decision_gate = GateResult("decision", "pass", decision, f"decision is {decision}")
     rate = float(summary["pass_rate"])
-    if rate < settings.pass_rate_error:
-        rate_gate = GateResult(
-            "pass_rate", "error", rate, f"{rate:.1%} < {settings.pass_rate_error:.0%}"
-        )
-    elif rate < settings.pass_rate_warn:
-        rate_gate = GateResult(
-            "pass_rate", "warn", rate, f"{rate:.1%} < {settings.pass_rate_warn:.0%}"
-        )
-    else:
-        rate_gate = GateResult("pass_rate", "pass", rate, f"{rate:.1%}")
+    rate_level = rate_status(rate, settings.pass_rate_warn, settings.pass_rate_error)
+    limit = {"error": settings.pass_rate_error, "warn": settings.pass_rate_warn}.get(rate_level)
+    rate_gate = GateResult(
+        "pass_rate",
+        rate_level,
+        rate,
+        f"{rate:.1%}" if limit is None else f"{rate:.1%} < {limit:.0%}",
+    )
     gates = [
         decision_gate,
         _count_gate(

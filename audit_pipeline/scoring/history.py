@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from audit_pipeline.assertions.summary import summarize
+from audit_pipeline.scoring.audit_summary import answered_keys, summarize
 from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
 from audit_pipeline.scoring.outcome import SUMMARY_KEYS, AuditOutcome
-from audit_pipeline.scoring.risk import HALLUCINATED
+from audit_pipeline.scoring.rules import HALLUCINATED
 from audit_pipeline.warehouse.audit_tables import load_response_records
 from audit_pipeline.warehouse.detection_tables import labels_by_turn, load_assertion_rows
 from audit_pipeline.warehouse.store import Warehouse, or_none
@@ -34,7 +34,7 @@ def load_outcome(warehouse: Warehouse, audit_id: str, gates: GateSettings) -> Au
     hallucinated = {key for key, found in labels.items() if HALLUCINATED.intersection(found)}
     summary = summarize(
         load_assertion_rows(warehouse, audit_id),
-        load_response_records(warehouse, audit_id),
+        answered_keys(load_response_records(warehouse, audit_id)),
         hallucinated,
     ).to_dict()
     risks = warehouse.query(

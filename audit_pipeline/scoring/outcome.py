@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit_pipeline.assertions.summary import AuditSummary
+from audit_pipeline.scoring.audit_summary import AuditSummary
 from audit_pipeline.scoring.gates import GateResult
 from audit_pipeline.scoring.risk import RiskReport
 

@@ -22,9 +22,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Decision = Literal["deploy", "warn", "block"]  # and "incomplete" (scoring/completeness.py)
+from audit_pipeline.scoring.rules import HALLUCINATED, Decision, RiskThresholds
+
 LABELS = ("supported", "weakly_supported", "unsupported", "contradicted", "unverifiable")
-HALLUCINATED = frozenset({"unsupported", "contradicted"})
 
 
 class RiskWeights(BaseModel):
@@ -65,12 +65,13 @@ class ScoringSettings(BaseModel):
             )
         return self
 
+    @property
+    def thresholds(self) -> RiskThresholds:
+        """The decision limits, as the one rule the report, CLI and asset checks apply too."""
+        return RiskThresholds(self.deploy_max_risk, self.warn_max_risk)
+
     def decide(self, risk: float | None) -> Decision:
-        if risk is None:
-            return "warn"
-        if risk <= self.deploy_max_risk:
-            return "deploy"
-        return "warn" if risk <= self.warn_max_risk else "block"
+        return self.thresholds.decide(risk)
 
 
 @dataclass(frozen=True)

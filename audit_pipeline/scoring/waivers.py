@@ -32,7 +32,7 @@ import yaml
 
 from audit_pipeline.assertions.denial import CheckedClaim
 from audit_pipeline.assertions.outcome import ASSERTION_NAMES, AssertionRow
-from audit_pipeline.scoring.risk import HALLUCINATED
+from audit_pipeline.scoring.rules import HALLUCINATED
 from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys
 
 FIELDS = ("prompt_id", "assertion", "claim", "reason", "expires")

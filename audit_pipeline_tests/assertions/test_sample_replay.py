@@ -17,8 +17,8 @@ from audit_pipeline.assertions import (
     AssertionSettings,
     VaultCatalog,
     evaluate_audit,
-    summarize,
 )
+from audit_pipeline.scoring.audit_summary import answered_keys, summarize
 from audit_pipeline.suites import PromptSuite, load_suite
 from audit_pipeline.targets import ResponseRecord, build_target, parse_target_config, run_suite
 from audit_pipeline.vault.documents import scan_vault
@@ -112,7 +112,7 @@ def test_fallback_and_refusal_answers_pass(rows: list[AssertionRow]) -> None:
 
 
 def test_summary_of_the_recording(rows: list[AssertionRow], records: list[ResponseRecord]) -> None:
-    summary = summarize(rows, records, set())
+    summary = summarize(rows, answered_keys(records), set())
     assert (summary.total, summary.passed, summary.failed) == (12, 8, 4)
     assert summary.hallucinations == 4  # each caught by must_not_appear alone
     assert summary.citation_errors == 0
@@ -130,7 +130,8 @@ def test_a_cited_file_removed_from_the_vault_fails_level_2(
     assert not soc2["citations"].passed
     assert "level 2" in soc2["citations"].detail
     assert not soc2["citation_source"].passed
-    assert summarize(rows, records, set()).citation_errors == 3  # 2 in SOC2-001, 1 in SOC2-003
+    # 2 in SOC2-001, 1 in SOC2-003
+    assert summarize(rows, answered_keys(records), set()).citation_errors == 3
 
 
 def test_unrecorded_prompts_fail_instead_of_vanishing(catalog: VaultCatalog) -> None:
@@ -142,4 +143,4 @@ def test_unrecorded_prompts_fail_instead_of_vanishing(catalog: VaultCatalog) -> 
     edge = results(rows, "EDGE-001")
     assert list(edge) == ["behavior"]
     assert edge["behavior"].detail.startswith("target error: no recorded answer")
-    assert summarize(rows, records, set()).total == len(suite)
+    assert summarize(rows, answered_keys(records), set()).total == len(suite)

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from audit_pipeline.scoring.completeness import completeness, final_decision
+from audit_pipeline.scoring.completeness import completeness
 from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
+from audit_pipeline.scoring.rules import final_decision
 from audit_pipeline.targets.records import ResponseRecord
 
 SUMMARY = {

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from audit_pipeline.assertions import AssertionRow, summarize
+from audit_pipeline.assertions import AssertionRow
+from audit_pipeline.scoring.audit_summary import answered_keys, summarize
 from audit_pipeline_tests.assertions.helpers import record
 
 KEYS = {
@@ -44,7 +45,7 @@ def test_a_prompt_passes_only_when_all_assertions_of_all_turns_pass() -> None:
         row("AC-1", 0, "access_control", "citations", False, citation_errors=2),
     ]
     responses = [record(pid, turn, "text") for pid, turn in {r.key for r in rows}]
-    summary = summarize(rows, responses, {("ENC-1", 0), ("NOT-EVALUATED", 0)})
+    summary = summarize(rows, answered_keys(responses), {("ENC-1", 0), ("NOT-EVALUATED", 0)})
     data = summary.to_dict()
     assert set(data) == KEYS
     assert (data["total"], data["passed"], data["failed"]) == (4, 1, 3)
@@ -71,7 +72,7 @@ def test_a_prompt_passes_only_when_all_assertions_of_all_turns_pass() -> None:
 def test_turns_without_a_reply_are_not_hallucinations() -> None:
     rows = [row("IR-1", 0, "incident_response", "behavior", False, expected_behavior="fallback")]
     errored = [record("IR-1", 0, None, error="timeout")]
-    assert summarize(rows, errored, {("IR-1", 0)}).hallucinations == 0
+    assert summarize(rows, answered_keys(errored), {("IR-1", 0)}).hallucinations == 0
     assert summarize(rows, None, {("IR-1", 0)}).hallucinations == 1
 
 

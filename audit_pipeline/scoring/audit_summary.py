@@ -15,12 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from audit_pipeline.assertions.outcome import (
-    BEHAVIOR,
-    MUST_NOT_APPEAR,
-    MUST_NOT_ASSERT,
-    AssertionRow,
-)
+from audit_pipeline.assertions.outcome import MUST_NOT_APPEAR, MUST_NOT_ASSERT, AssertionRow
+from audit_pipeline.scoring.rules import is_fallback_error
 from audit_pipeline.targets.records import ResponseRecord
 
 TurnKey = tuple[str, int]
@@ -86,18 +82,18 @@ class AuditSummary:
         }
 
 
-def _fallback_error(row: AssertionRow) -> bool:
-    """A fallback prompt that did not fall back cleanly, or an answer prompt that fell back."""
-    if row.assertion != BEHAVIOR or row.passed:
-        return False
-    return row.expected_behavior == "fallback" or (
-        row.expected_behavior == "answer_with_citation" and row.fell_back
-    )
+def answered_keys(records: Iterable[ResponseRecord]) -> set[TurnKey]:
+    """The (prompt id, turn) of the records that got a reply (no error, some text)."""
+    return {
+        (record.prompt_id, record.turn)
+        for record in records
+        if record.error is None and record.response is not None
+    }
 
 
 def summarize(
     rows: Sequence[AssertionRow],
-    responses: Iterable[ResponseRecord] | None,
+    answered: Iterable[TurnKey] | None,
     hallucinated_turns: Iterable[TurnKey] = (),
 ) -> AuditSummary:
     """Summarise ``evaluate_audit``'s rows.
@@ -105,8 +101,9 @@ def summarize(
     ``hallucinated_turns`` are the (prompt id, turn) whose reply claim verification found
     unsupported or contradicted; a failed ``must_not_appear`` or ``must_not_assert`` adds its
     turn too. Only turns
-    with a reply count (from ``responses``; None: every turn in ``rows``). Rows re-read from the
-    warehouse lack the summary-only fields of ``AssertionRow``: pass the rows the audit made.
+    with a reply count (``answered``, see ``answered_keys``; None: every turn in ``rows``).
+    The same function summarises the audit when it is scored and the report rebuilt from the
+    warehouse, so both quote the same figures (fallback errors by ``rules.is_fallback_error``).
     ``hallucinations`` and ``fallback_errors`` count turns; ``citation_errors`` citations.
     """
     prompt_ok: dict[str, bool] = {}
@@ -116,12 +113,8 @@ def summarize(
         prompt_category.setdefault(row.prompt_id, row.category)
 
     turns = {row.key for row in rows}
-    if responses is not None:
-        turns &= {
-            (record.prompt_id, record.turn)
-            for record in responses
-            if record.error is None and record.response is not None
-        }
+    if answered is not None:
+        turns &= set(answered)
     flagged = set(hallucinated_turns) | {
         row.key
         for row in rows
@@ -147,7 +140,10 @@ def summarize(
         assertions_failed=len(rows) - assertions_passed,
         hallucinations=len(flagged & turns),
         citation_errors=sum(row.citation_errors for row in rows),
-        fallback_errors=sum(_fallback_error(row) for row in rows),
+        fallback_errors=sum(
+            is_fallback_error(row.assertion, row.passed, row.expected_behavior, row.fell_back)
+            for row in rows
+        ),
         by_category=by_category,
         failures=tuple(
             Failure(row.prompt_id, row.category, row.turn, row.assertion, row.detail)

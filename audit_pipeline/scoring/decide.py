@@ -1,0 +1,163 @@
+"""The audit's last two stages as plain engine calls: check the rule assertions, then score,
+decide and gate.
+
+These were the bodies of the ``assertion_results`` and ``risk_scores`` assets; they live here so
+the business rules (which claims a waiver accepts, which turns count as hallucinated, how the
+risk report, the completeness rule, the gates and the outcome fit together) can be called and
+tested without Dagster, and so the assets only call the engine and attach metadata. Every
+setting arrives as an argument: the caller reads ``audit.yaml`` once per run and hands the
+relevant sections down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from audit_pipeline.assertions.catalog import VaultCatalog
+from audit_pipeline.assertions.outcome import AssertionRow
+from audit_pipeline.assertions.pinning import embedding_similarity
+from audit_pipeline.assertions.runner import evaluate_audit
+from audit_pipeline.assertions.settings import AssertionSettings
+from audit_pipeline.embedding import Embedder
+from audit_pipeline.scoring.audit_summary import AuditSummary, TurnKey, answered_keys, summarize
+from audit_pipeline.scoring.completeness import completeness
+from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
+from audit_pipeline.scoring.outcome import AuditOutcome, build_outcome
+from audit_pipeline.scoring.risk import RiskReport, ScoringSettings, score_audit
+from audit_pipeline.scoring.rules import HALLUCINATED, final_decision
+from audit_pipeline.scoring.turns import turn_outcomes
+from audit_pipeline.scoring.waivers import (
+    WaiverStatus,
+    load_waivers,
+    split,
+    waive_claims,
+    waive_rows,
+)
+from audit_pipeline.suites.fuzz import results_by_transformation
+from audit_pipeline.suites.model import PromptSuite
+from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_records
+from audit_pipeline.warehouse.detection_tables import (
+    checked_claims_by_turn,
+    labels_by_turn,
+    load_assertion_rows,
+    write_assertion_results,
+    write_risk_scores,
+)
+from audit_pipeline.warehouse.store import Warehouse
+
+Labels = dict[TurnKey, list[str]]
+
+
+@dataclass(frozen=True)
+class AssertionsResult:
+    """What the scoring step needs from the assertion step (passed between the two assets)."""
+
+    ref: AuditRef
+    summary: AuditSummary
+    waivers: dict[str, Any] | None = None  # WaiverStatus.to_dict(); None: no waivers file
+
+
+@dataclass(frozen=True)
+class ScoredAudit:
+    outcome: AuditOutcome
+    risk: RiskReport
+    problems: list[str]  # why the audit is incomplete; empty when it checked enough
+
+
+def waiver_status(path: Path | None) -> WaiverStatus | None:
+    """Today's split of the waivers file into active and expired; None without a file."""
+    return None if path is None else split(load_waivers(path), datetime.now(UTC).date())
+
+
+def waived_labels(
+    store: Warehouse, audit_id: str, status: WaiverStatus | None
+) -> tuple[Mapping[TurnKey, Sequence[str]], list[dict[str, Any]]]:
+    """Verdict labels per turn, without the claims an active waiver accepts (and those)."""
+    if status is None:
+        return labels_by_turn(store, audit_id), []
+    return waive_claims(checked_claims_by_turn(store, audit_id), status.active)
+
+
+def check_assertions(
+    store: Warehouse,
+    *,
+    responses: AuditRef,
+    verdicts_audit_id: str,
+    suite: PromptSuite,
+    catalog: VaultCatalog,
+    rules: AssertionSettings,
+    waivers: WaiverStatus | None,
+    embedder: Callable[[], Embedder],
+) -> tuple[AssertionsResult, list[AssertionRow]]:
+    """Evaluate every turn's assertions, apply the active waivers, store the rows and count the
+    summary. ``suite`` is the full suite; the audit's own selection is taken here. ``embedder``
+    is only called when a turn pins its answer with semantic tolerance (loading a model for
+    nothing costs seconds)."""
+    selected = responses.select(suite)
+    semantic = any(t.pinned_tolerance == "semantic" for p in selected.prompts for t in p.turns)
+    records = load_response_records(store, responses.audit_id)
+    labels, waived_claims = waived_labels(store, verdicts_audit_id, waivers)
+    hallucinated = {key for key, found in labels.items() if HALLUCINATED.intersection(found)}
+    rows = evaluate_audit(
+        selected,
+        records,
+        catalog,
+        rules,
+        {key: key in hallucinated for key in labels},
+        checked_claims_by_turn(store, verdicts_audit_id),
+        embedding_similarity(embedder()) if semantic else None,
+    )
+    status = waivers
+    if status is not None:
+        rows, waived_rows = waive_rows(rows, status.active)
+        status = replace(status, applied=(*waived_rows, *waived_claims))
+    write_assertion_results(store, responses.audit_id, rows)
+    summary = summarize(rows, answered_keys(records), hallucinated)
+    return AssertionsResult(responses, summary, status.to_dict() if status else None), rows
+
+
+def decide_audit(
+    store: Warehouse,
+    *,
+    assertions: AssertionsResult,
+    verdicts_audit_id: str,
+    suite: PromptSuite,
+    rules: AssertionSettings,
+    scoring: ScoringSettings,
+    gates: GateSettings,
+    waivers: WaiverStatus | None,
+) -> ScoredAudit:
+    """Risk per response, category and audit; the decision (incomplete when too little was
+    checked); the release gates; all stored, and returned as the audit's outcome."""
+    ref = assertions.ref
+    selected = ref.select(suite)
+    records = load_response_records(store, ref.audit_id)
+    labels, _ = waived_labels(store, verdicts_audit_id, waivers)
+    outcomes = turn_outcomes(
+        selected, records, load_assertion_rows(store, ref.audit_id), labels, rules
+    )
+    report = score_audit(outcomes, scoring)
+    problems = completeness(records, labels).problems(scoring.incomplete_share)
+    decision = final_decision(report.audit.decision or "warn", problems, scoring.on_incomplete)
+    write_risk_scores(store, ref.audit_id, report.rows(), decision=decision, risk=report.audit.risk)
+    summary = assertions.summary
+    results = evaluate_gates(summary.to_dict(), decision, gates, problems, assertions.waivers)
+    outcome = build_outcome(
+        audit_id=ref.audit_id,
+        target=ref.target,
+        suite=ref.suite,
+        summary=summary,
+        risk=report,
+        gates=results,
+        decision=decision,
+        incomplete=problems,
+        waivers=assertions.waivers,
+        fuzz=results_by_transformation(selected, (f.prompt_id for f in summary.failures))
+        if suite.fuzz
+        else None,
+    )
+    return ScoredAudit(outcome, report, problems)
