@@ -106,7 +106,7 @@ _HEADING_NUMBER = re.compile(
 # "SOC 2", "TLS 1.2", "TLS version 1.2", "v2.1", "version 3.4.1". "TLS 1.3" against
 # evidence "TLS 1.2" is unseen; "1.2" no longer matches "1.2 seconds".
 _ACRONYM_ID = re.compile(
-    r"\b(?!(?:USD|EUR|GBP|AM|PM)\b)([A-Z]{2,6})(?:/[A-Z]{2,6})*"
+    r"\b(?!(?:USD|EUR|GBP|AM|PM)\b)([A-Z]{2,6})(?:/[A-Z]{2,6})*\)?"
     r"(?:\s+(?i:version|ver\.|v)\s?|\s?v?)(\d+(?:[.-]\d+)*)(?::\d{4})?(?![.-]?\d)(?!\w)"
     rf"(?!(?i:[^\S\n]*(?:{_ANY_UNIT})))"
 )

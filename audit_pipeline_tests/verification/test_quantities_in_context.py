@@ -86,3 +86,15 @@ def test_nearness_respects_the_unit() -> None:
     assert is_near(claim, quantity_keys("100 days"))
     assert not is_near(claim, quantity_keys("100 hours"))
     assert is_near(claim, quantity_keys("100"))
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "meets the International Organization for Standardization (ISO) 27001:2022 standard",
+        "The report is a SOC two report.",
+    ],
+)
+def test_spelled_or_bracketed_identifiers_are_the_same_identifier(claim: str) -> None:
+    evidence = "Tallyhawk is certified to ISO/IEC 27001:2022 and has a SOC 2 Type II report."
+    assert unseen(claim, evidence) == []
