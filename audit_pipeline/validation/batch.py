@@ -83,13 +83,42 @@ def catalog_resolver(catalog: VaultCatalog, rules: AssertionSettings):  # type: 
     return resolve
 
 
+def _squeeze(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def holding_documents(catalog: VaultCatalog, texts: Sequence[str]) -> frozenset[str]:
+    """Vault files that contain one of ``texts`` verbatim (whitespace aside).
+
+    A claim checked against a RAG log rests on logged passages, which name no file; the
+    citation is then checked against the vault file that holds the passage.
+    """
+    wanted = [_squeeze(t) for t in texts if t.strip()]
+    return frozenset(
+        entry.doc_id
+        for entry in catalog.entries
+        if any(piece in _squeeze(entry.text) for piece in wanted)
+    )
+
+
 def citation_class(
-    record: ResponseRecord, claims: Sequence[StoredClaim], resolve: Any
+    record: ResponseRecord,
+    claims: Sequence[StoredClaim],
+    resolve: Any,
+    catalog: VaultCatalog | None = None,
 ) -> CitationAudit:
     text = record.response or ""
     in_text = parse_citations(text)
     reported = [c for c in record.citations if c.start is None]
-    audited = [AuditedClaim(c.start, c.end, c.label, c.documents) for c in claims]
+    audited = [
+        AuditedClaim(
+            c.start,
+            c.end,
+            c.label,
+            c.documents | holding_documents(catalog, c.texts) if catalog else c.documents,
+        )
+        for c in claims
+    ]
     return audit_citations(text, audited, [*in_text, *reported], resolve)
 
 
@@ -107,7 +136,9 @@ def strict_citation_rows(
     for record in records:
         if record.error or not record.response:
             continue
-        audit = citation_class(record, claims.get((record.prompt_id, record.turn), []), resolve)
+        audit = citation_class(
+            record, claims.get((record.prompt_id, record.turn), []), resolve, catalog
+        )
         if audit.cls is None:
             continue
         rows.append(
@@ -183,7 +214,7 @@ def validate_audit(
             method=critique.method,
             notes=critique.notes,
         )
-        audit = citation_class(record, turn_claims, resolve)
+        audit = citation_class(record, turn_claims, resolve, catalog)
         rows.append(validation_row(audit_id, record.prompt_id, record.turn, checks, audit))
     store.replace("response_validations", rows, {"audit_id": audit_id})
     return rows
