@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.commands import generate_suite, pin, retrieval_eval
+from audit_pipeline.commands import generate_suite, pin, retrieval_eval, serve
 from audit_pipeline.commands.preflight import UsageError, check_run
 
 EXIT_OK = 0
@@ -92,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     retrieval_eval.add_parser(sub)
     pin.add_parser(sub)
     generate_suite.add_parser(sub)
+    serve.add_parsers(sub)
     audits = sub.add_parser("audits", help="list audits")
     audits.add_argument("--target")
     audits.add_argument("--limit", type=int, default=20)
@@ -395,6 +396,16 @@ def _cmd_retrieval_eval(args: argparse.Namespace) -> int:
     return retrieval_eval.command(args, config_path, config)
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    config_path, _ = _load(args)
+    return serve.serve_command(args, config_path)
+
+
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    config_path, _ = _load(args)
+    return serve.mcp_command(args, config_path)
+
+
 _COMMANDS = {
     "run": _cmd_run,
     "report": _cmd_report,
@@ -403,6 +414,8 @@ _COMMANDS = {
     "retrieval-eval": _cmd_retrieval_eval,
     "pin": _cmd_pin,
     "generate-suite": _cmd_generate_suite,
+    "serve": _cmd_serve,
+    "mcp": _cmd_mcp,
 }
 
 

@@ -28,6 +28,7 @@ from audit_pipeline.reliability.settings import BreakerSettings
 from audit_pipeline.scoring.gates import GateSettings
 from audit_pipeline.scoring.risk import ScoringSettings
 from audit_pipeline.targets.config import TargetConfig, VaultBotTargetConfig
+from audit_pipeline.validation.settings import ValidationSettings
 from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys
 
 # Suite and target names become Dagster partition keys and file names: keep them plain.
@@ -149,6 +150,8 @@ class AuditConfig(_Section):
     assertions: AssertionSettings = AssertionSettings()
     scoring: ScoringSettings = ScoringSettings()
     gates: GateSettings = GateSettings()
+    # Self-RAG thresholds, the accept / retry / reject gate, strict_citations (validation/).
+    validation: ValidationSettings = ValidationSettings()
     # A litellm model that writes generated suites (generate-suite); None: offline templates.
     suite_generation: JudgeSettings | None = None
     # Known failures accepted until a date (scoring/waivers.py); None: no waivers.

@@ -44,6 +44,7 @@ DETECTION_STAGES = (
     "claims",
     "evidence",
     "verdicts",
+    "response_validations",
     "assertion_results",
     "risk_scores",
     "audit_report",

@@ -29,6 +29,7 @@ from audit_pipeline.defs.evaluation_assets import EVALUATION_ASSETS, retrieval_e
 from audit_pipeline.defs.outcome_assets import build_outcome_assets
 from audit_pipeline.defs.resources import resources_from_config
 from audit_pipeline.defs.suite_assets import build_responses_asset, prompt_suite
+from audit_pipeline.defs.validation_assets import build_validation_assets
 from audit_pipeline.defs.vault_assets import VAULT_ASSETS, VAULT_CHECKS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +56,7 @@ def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
         prompt_suite,
         build_responses_asset(partitions),
         *build_detection_assets(partitions),
+        *build_validation_assets(partitions),
         *build_outcome_assets(partitions, with_waivers=config.waivers is not None),
     ]
 

@@ -69,6 +69,7 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
             rules=rules,
             waivers=waiver_status(config.waivers_path),
             embedder=index.embedder.get,
+            strict_citations=config.validation.strict_citations,
         )
         summary = result.summary
         failed = [row for row in rows if not row.passed]

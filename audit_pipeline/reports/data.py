@@ -137,6 +137,10 @@ class Turn:
     latency_ms: float | None
     from_cache: bool
     risk: float | None
+    # Self-RAG confidence, its accept / retry / reject and the citation class (migration 10).
+    confidence: float | None = None
+    recommendation: str | None = None
+    citation_class: str | None = None
 
     @property
     def failed_assertions(self) -> tuple[AssertionResult, ...]:
@@ -302,6 +306,9 @@ def load_report_data(
             [audit_id],
         )
         scores = _rows(con, "SELECT * FROM risk_scores WHERE audit_id = ?", [audit_id])
+        validations = _rows(
+            con, "SELECT * FROM response_validations WHERE audit_id = ?", [audit_id]
+        )
         trend_rows = _trend_rows(con, audit, trend_limit)
         retrieval = _rows(
             con,
@@ -322,7 +329,7 @@ def load_report_data(
             else []
         )
 
-    prompts = _prompts(suite_rows, responses, claims, evidence, assertions, scores)
+    prompts = _prompts(suite_rows, responses, claims, evidence, assertions, scores, validations)
     audit_level = [row for row in scores if row["scope"] == "audit"]
     return ReportData(
         audit=audit,
@@ -394,8 +401,10 @@ def _prompts(
     evidence: Iterable[Mapping[str, Any]],
     assertions: Iterable[Mapping[str, Any]],
     scores: Iterable[Mapping[str, Any]],
+    validations: Iterable[Mapping[str, Any]] = (),
 ) -> tuple[PromptResult, ...]:
     """Assemble prompts from per-table rows; a prompt any table knows about is included."""
+    checks = {(r["prompt_id"], r["turn"]): r for r in validations}
     suite = {(r["prompt_id"], r["turn"]): r for r in suite_rows}
     suite_category = {r["prompt_id"]: r["category"] for r in suite.values()}
     by_turn: dict[tuple[str, int], dict[str, Any]] = {
@@ -449,6 +458,9 @@ def _prompts(
                 latency_ms=_float(response.get("latency_ms")),
                 from_cache=bool(response.get("from_cache")),
                 risk=_float(response_scores.get(key, {}).get("risk")),
+                confidence=_float(checks.get(key, {}).get("confidence")),
+                recommendation=_str(checks.get(key, {}).get("recommendation")),
+                citation_class=_str(checks.get(key, {}).get("citation_class")),
             )
         )
     return tuple(

@@ -114,6 +114,11 @@ def _turn_html(turn: Turn, refs: Mapping[str, str], anchor: str, heading: str | 
     if turn.citations:
         parts.append('<div class="lbl">Citations</div>')
         parts.append(_citations_html(turn))
+    if turn.confidence is not None:
+        parts.append(
+            f'<div class="lbl">Confidence {e(f"{turn.confidence:.2f}")} · '
+            f"{e(turn.recommendation or '')} · {e(turn.citation_class or 'no claims')}</div>"
+        )
     parts.append(_checks_html(turn.assertions))
     parts.append("</div>")
     return "".join(parts)

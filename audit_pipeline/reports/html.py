@@ -341,6 +341,12 @@ def _verdict_note(data: ReportData) -> str:
 # -- passing prompts and footer ------------------------------------------------------------
 
 
+def _confidence(prompt: PromptResult) -> str:
+    """The lowest Self-RAG confidence among the prompt's turns (its weakest answer)."""
+    values = [t.confidence for t in prompt.turns if t.confidence is not None]
+    return f"{min(values):.2f}" if values else DASH
+
+
 def _passing_section(passing: Sequence[PromptResult], anchors: Mapping[str, str]) -> str:
     if not passing:
         return (
@@ -352,6 +358,7 @@ def _passing_section(passing: Sequence[PromptResult], anchors: Mapping[str, str]
         f"{e(p.prompt_id)}</td><td>{e(p.category)}</td>"
         f'<td class="num">{len(p.turns)}</td><td class="num">{len(p.claims)}</td>'
         f'<td class="num">{sum(len(t.assertions) for t in p.turns)}</td>'
+        f'<td class="num">{e(_confidence(p))}</td>'
         f'<td class="prompt" title="{e(excerpt(p.turns[0].prompt, 400))}">'
         f"{e(excerpt(p.turns[0].prompt, 160))}</td></tr>"
         for p in passing
@@ -360,6 +367,7 @@ def _passing_section(passing: Sequence[PromptResult], anchors: Mapping[str, str]
         f'<section id="passing"><h2>Passing prompts <span class="count">{len(passing)}</span></h2>'
         '<div class="table-wrap passing"><table><thead><tr><th>Prompt</th><th>Category</th>'
         '<th class="num">Turns</th><th class="num">Claims</th><th class="num">Checks</th>'
+        '<th class="num" title="lowest Self-RAG confidence of its turns">Confidence</th>'
         f"<th>Question</th></tr></thead><tbody>{rows}</tbody></table></div></section>"
     )
 

@@ -39,6 +39,7 @@ from audit_pipeline.scoring.waivers import (
 )
 from audit_pipeline.suites.fuzz import results_by_transformation
 from audit_pipeline.suites.model import PromptSuite
+from audit_pipeline.validation.batch import stored_claims, strict_citation_rows
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_records
 from audit_pipeline.warehouse.detection_tables import (
     checked_claims_by_turn,
@@ -92,6 +93,7 @@ def check_assertions(
     rules: AssertionSettings,
     waivers: WaiverStatus | None,
     embedder: Callable[[], Embedder],
+    strict_citations: bool = False,
 ) -> tuple[AssertionsResult, list[AssertionRow]]:
     """Evaluate every turn's assertions, apply the active waivers, store the rows and count the
     summary. ``suite`` is the full suite; the audit's own selection is taken here. ``embedder``
@@ -111,6 +113,17 @@ def check_assertions(
         checked_claims_by_turn(store, verdicts_audit_id),
         embedding_similarity(embedder()) if semantic else None,
     )
+    if strict_citations:  # validation.strict_citations: not fully cited fails the prompt
+        rows = [
+            *rows,
+            *strict_citation_rows(
+                records,
+                stored_claims(store, verdicts_audit_id),
+                {prompt.id: prompt.category for prompt in selected.prompts},
+                catalog,
+                rules,
+            ),
+        ]
     status = waivers
     if status is not None:
         rows, waived_rows = waive_rows(rows, status.active)

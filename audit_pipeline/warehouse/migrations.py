@@ -17,6 +17,7 @@ from audit_pipeline.warehouse.documentation import (
     SCORING_DOCUMENTATION,
     comment_statements,
 )
+from audit_pipeline.warehouse.validation_documentation import VALIDATION_DOCUMENTATION
 
 
 @dataclass(frozen=True)
@@ -438,6 +439,37 @@ MIGRATIONS: tuple[Migration, ...] = (
                  AND e.rank = 1
             """,
             *comment_statements(CLAIM_VIEW_DOCUMENTATION),
+        ),
+    ),
+    Migration(
+        10,
+        "answer validation: Self-RAG checks, confidence, recommendation and citation class "
+        "per response (batch audits and interactive validations)",
+        (
+            """
+            CREATE TABLE response_validations (
+                audit_id       VARCHAR NOT NULL,
+                prompt_id      VARCHAR NOT NULL,
+                turn           INTEGER NOT NULL,
+                query_type     VARCHAR NOT NULL,   -- factual or conversational
+                isrel          BOOLEAN NOT NULL,
+                relevance      DOUBLE NOT NULL,
+                grounding_relevance DOUBLE NOT NULL,
+                issup          VARCHAR NOT NULL,   -- full, partial or none
+                support        DOUBLE NOT NULL,
+                isuse          BOOLEAN NOT NULL,
+                addresses      DOUBLE NOT NULL,
+                usefulness     DOUBLE NOT NULL,
+                confidence     DOUBLE NOT NULL,
+                recommendation VARCHAR NOT NULL,   -- accept, retry or reject
+                citation_class VARCHAR,            -- NULL: no factual claim
+                cited_claims   INTEGER NOT NULL,
+                method         VARCHAR NOT NULL,
+                reasoning      VARCHAR,
+                PRIMARY KEY (audit_id, prompt_id, turn)
+            )
+            """,
+            *comment_statements(VALIDATION_DOCUMENTATION),
         ),
     ),
 )

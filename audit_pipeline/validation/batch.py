@@ -1,0 +1,220 @@
+"""Self-RAG checks and citation classes for every answer of a batch audit.
+
+The verdicts are already in the warehouse; this reads them back with their supporting chunks,
+judges each answer the way the single-answer engine does (same critics, same formula, same
+citation rule) and writes one ``response_validations`` row per answered turn. With
+``validation.strict_citations`` the citation class also becomes a ``citation_class`` assertion
+that fails every answer which is not fully cited.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from audit_pipeline.assertions.catalog import VaultCatalog
+from audit_pipeline.assertions.citations import verify_citation
+from audit_pipeline.assertions.outcome import AssertionRow
+from audit_pipeline.assertions.settings import AssertionSettings
+from audit_pipeline.targets.citations import Citation, parse_citations
+from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.validation.citation_audit import AuditedClaim, CitationAudit, audit_citations
+from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
+from audit_pipeline.validation.query_type import detect_query_type
+from audit_pipeline.validation.selfrag import GROUNDED_LABELS, SelfRagChecks, self_rag_checks
+from audit_pipeline.validation.settings import ValidationSettings
+from audit_pipeline.warehouse.store import Warehouse, or_none
+
+CITATION_CLASS = "citation_class"
+TurnKey = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class StoredClaim:
+    start: int
+    end: int
+    label: str | None
+    supporting: tuple[str, ...]  # chunk ids
+    documents: frozenset[str]  # documents of the supporting chunks
+    texts: tuple[str, ...]  # texts of the supporting chunks
+
+
+def stored_claims(store: Warehouse, audit_id: str) -> dict[TurnKey, list[StoredClaim]]:
+    """Each answer's claims with label and supporting chunks (their documents and text)."""
+    claims = store.query(
+        "SELECT c.prompt_id, c.turn, c.claim_id, c.start_char, c.end_char, v.label,"
+        " v.supporting_chunk_ids FROM claims c LEFT JOIN verdicts v ON v.audit_id = c.audit_id"
+        " AND v.claim_id = c.claim_id WHERE c.audit_id = ? ORDER BY c.start_char",
+        [audit_id],
+    )
+    evidence = store.query(
+        "SELECT claim_id, chunk_id, document, text FROM evidence WHERE audit_id = ?", [audit_id]
+    )
+    chunks: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
+    for row in evidence.itertuples(index=False):
+        chunks[row.claim_id][row.chunk_id] = (row.document or "", row.text)
+    out: dict[TurnKey, list[StoredClaim]] = defaultdict(list)
+    for row in claims.itertuples(index=False):
+        ids = or_none(row.supporting_chunk_ids)
+        supporting = tuple(ids) if ids is not None else ()
+        found = [chunks[row.claim_id][c] for c in supporting if c in chunks[row.claim_id]]
+        out[(row.prompt_id, int(row.turn))].append(
+            StoredClaim(
+                int(row.start_char),
+                int(row.end_char),
+                or_none(row.label),
+                supporting,
+                frozenset(doc for doc, _ in found),
+                tuple(text for _, text in found),
+            )
+        )
+    return dict(out)
+
+
+def catalog_resolver(catalog: VaultCatalog, rules: AssertionSettings):  # type: ignore[no-untyped-def]
+    """A citation's vault file when it passes citation levels 1-3, else None."""
+
+    def resolve(citation: Citation) -> str | None:
+        verdict = verify_citation(citation, catalog, rules)
+        return verdict.doc_id if verdict.verified else None
+
+    return resolve
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def holding_documents(catalog: VaultCatalog, texts: Sequence[str]) -> frozenset[str]:
+    """Vault files that contain one of ``texts`` verbatim (whitespace aside).
+
+    A claim checked against a RAG log rests on logged passages, which name no file; the
+    citation is then checked against the vault file that holds the passage.
+    """
+    wanted = [_squeeze(t) for t in texts if t.strip()]
+    return frozenset(
+        entry.doc_id
+        for entry in catalog.entries
+        if any(piece in _squeeze(entry.text) for piece in wanted)
+    )
+
+
+def citation_class(
+    record: ResponseRecord,
+    claims: Sequence[StoredClaim],
+    resolve: Any,
+    catalog: VaultCatalog | None = None,
+) -> CitationAudit:
+    text = record.response or ""
+    in_text = parse_citations(text)
+    reported = [c for c in record.citations if c.start is None]
+    audited = [
+        AuditedClaim(
+            c.start,
+            c.end,
+            c.label,
+            c.documents | holding_documents(catalog, c.texts) if catalog else c.documents,
+        )
+        for c in claims
+    ]
+    return audit_citations(text, audited, [*in_text, *reported], resolve)
+
+
+def strict_citation_rows(
+    records: Sequence[ResponseRecord],
+    claims: Mapping[TurnKey, Sequence[StoredClaim]],
+    categories: Mapping[str, str],
+    catalog: VaultCatalog,
+    rules: AssertionSettings,
+) -> list[AssertionRow]:
+    """One ``citation_class`` assertion per answer with factual claims: passes only when
+    fully cited (``validation.strict_citations``)."""
+    resolve = catalog_resolver(catalog, rules)
+    rows = []
+    for record in records:
+        if record.error or not record.response:
+            continue
+        audit = citation_class(
+            record, claims.get((record.prompt_id, record.turn), []), resolve, catalog
+        )
+        if audit.cls is None:
+            continue
+        rows.append(
+            AssertionRow(
+                prompt_id=record.prompt_id,
+                turn=record.turn,
+                category=categories.get(record.prompt_id, ""),
+                assertion=CITATION_CLASS,
+                passed=audit.cls == "fully_cited",
+                detail=audit.detail + " (strict_citations)",
+            )
+        )
+    return rows
+
+
+def validation_row(
+    audit_id: str, prompt_id: str, turn: int, checks: SelfRagChecks, citations: CitationAudit
+) -> dict[str, Any]:
+    row = checks.to_dict()
+    return {
+        "audit_id": audit_id,
+        "prompt_id": prompt_id,
+        "turn": turn,
+        **row,
+        "citation_class": citations.cls,
+        "cited_claims": citations.cited_and_supported,
+    }
+
+
+def validate_audit(
+    store: Warehouse,
+    audit_id: str,
+    records: Sequence[ResponseRecord],
+    *,
+    embedder: Any,
+    retriever: Any | None,
+    catalog: VaultCatalog,
+    rules: AssertionSettings,
+    settings: ValidationSettings,
+    top_k: int = 5,
+    judge_api_key: str | None = None,
+) -> list[dict[str, Any]]:
+    """Compute and store the ``response_validations`` rows of one audit; returns them."""
+    offline = OfflineCritic(embedder, settings)
+    critic = LLMCritic(settings, offline, judge_api_key) if settings.checks == "llm" else offline
+    claims = stored_claims(store, audit_id)
+    resolve = catalog_resolver(catalog, rules)
+    rows = []
+    for record in records:
+        if record.error or not record.response:
+            continue
+        turn_claims = claims.get((record.prompt_id, record.turn), [])
+        if record.context:
+            sources = list(record.context)
+        elif retriever is not None:
+            sources = [hit.text for hit in retriever.search(record.prompt, k=top_k)]
+        else:
+            sources = []
+        critique = critic.critique(record.prompt, record.response, sources)
+        used = list(
+            dict.fromkeys(
+                text for c in turn_claims if c.label in GROUNDED_LABELS for text in c.texts
+            )
+        )
+        grounding = max(offline.critique(record.prompt, "", used).relevance, default=0.0)
+        checks = self_rag_checks(
+            query_type=detect_query_type(record.prompt),
+            relevance=max(critique.relevance, default=0.0),
+            grounding_relevance=grounding,
+            addresses=critique.addresses,
+            labels=[c.label for c in turn_claims if c.label is not None],
+            settings=settings,
+            method=critique.method,
+            notes=critique.notes,
+        )
+        audit = citation_class(record, turn_claims, resolve, catalog)
+        rows.append(validation_row(audit_id, record.prompt_id, record.turn, checks, audit))
+    store.replace("response_validations", rows, {"audit_id": audit_id})
+    return rows

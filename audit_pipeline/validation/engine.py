@@ -1,0 +1,264 @@
+"""Validate one answer: claims with spans, verdicts with provenance, Self-RAG checks,
+confidence, recommendation and citation class.
+
+This is what the MCP tool and ``POST /validate`` call. It uses the audit's own extractor,
+evidence ranking and verifier, so a single validation and a batch audit of the same answer
+reach the same verdicts. Sources given by the caller are the evidence (is the answer faithful
+to what the caller's RAG retrieved?); without them the vault is searched per claim, as in an
+audit.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from audit_pipeline.claims.model import Claim, ClaimExtractor
+from audit_pipeline.evidence.context import ContextEvidence
+from audit_pipeline.evidence.passages import ContextPassage, text_passages
+from audit_pipeline.index.hits import SearchHit
+from audit_pipeline.targets.citations import Citation, parse_citations
+from audit_pipeline.validation.citation_audit import AuditedClaim, CitationAudit, audit_citations
+from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
+from audit_pipeline.validation.query_type import detect_query_type
+from audit_pipeline.validation.selfrag import GROUNDED_LABELS, SelfRagChecks, self_rag_checks
+from audit_pipeline.validation.settings import ValidationSettings
+from audit_pipeline.verification.model import EvidencePassage, Verdict
+
+GIVEN = "given_source"
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    claim: Claim
+    verdict: Verdict
+    evidence: list[EvidencePassage]
+
+    def to_dict(self) -> dict[str, Any]:
+        supporting = set(self.verdict.supporting_chunk_ids)
+        return {
+            "claim_id": self.claim.claim_id,
+            "text": self.claim.text,
+            "start": self.claim.start,
+            "end": self.claim.end,
+            "kind": self.claim.kind,
+            "label": str(self.verdict.label),
+            "probability": self.verdict.probability,
+            "justification": self.verdict.justification,
+            "error_spans": [list(span) for span in self.verdict.error_spans],
+            "verifier": f"{self.verdict.verifier} {self.verdict.verifier_version}",
+            "provenance": [
+                {
+                    "chunk_id": p.chunk_id,
+                    "document": p.document,
+                    "section": p.section,
+                    "text": p.text,
+                    "vector_score": p.vector_score,
+                    "bm25_score": p.bm25_score,
+                    "fused_score": p.fused_score,
+                    "source": p.source,
+                    "supports": p.chunk_id in supporting,
+                }
+                for p in self.evidence
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    question: str
+    answer: str
+    claims: list[ClaimResult]
+    checks: SelfRagChecks
+    citations: CitationAudit
+    hallucination_probability: float | None
+    sources: list[EvidencePassage]  # what isrel judged
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def hallucinated(self) -> bool:
+        return any(str(c.verdict.label) in ("unsupported", "contradicted") for c in self.claims)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "claims": [c.to_dict() for c in self.claims],
+            "hallucinated": self.hallucinated,
+            "hallucination_probability": self.hallucination_probability,
+            **self.checks.to_dict(),
+            "citation_class": self.citations.cls,
+            "citation_detail": self.citations.detail,
+            "sources": [
+                {"chunk_id": s.chunk_id, "document": s.document, "section": s.section}
+                for s in self.sources
+            ],
+            "notes": self.notes,
+        }
+
+
+def hit_passage(hit: SearchHit) -> EvidencePassage:
+    return EvidencePassage(
+        chunk_id=hit.chunk_id,
+        text=hit.text,
+        document=hit.document,
+        section=hit.section,
+        vector_score=hit.vector_score,
+        bm25_score=hit.bm25_score,
+        fused_score=hit.fused_score,
+        source="vault",
+        fallback_mode=hit.fallback_mode,
+    )
+
+
+def document_resolver(passages: Sequence[EvidencePassage]):  # type: ignore[no-untyped-def]
+    """Map a citation to one of the evidence documents by file name, title or label."""
+    names: dict[str, str] = {}
+    for passage in passages:
+        document = passage.document
+        base = posixpath.basename(document).casefold()
+        for key in (document.casefold(), base, base.rsplit(".", 1)[0]):
+            names.setdefault(key, document)
+
+    def resolve(citation: Citation) -> str | None:
+        name = (citation.file or citation.label.partition(",")[0]).strip().casefold()
+        return names.get(name) or names.get(posixpath.basename(name))
+
+    return resolve
+
+
+class AnswerValidator:
+    """The validation engine; build it once (models load once) and call it per answer.
+
+    ``retriever`` is the vault's hybrid retriever, needed only for answers validated without
+    sources; ``verifier`` must be the audit's verifier (``assess`` is used when it has one).
+    """
+
+    def __init__(
+        self,
+        *,
+        embedder: Any,
+        extractor: ClaimExtractor,
+        verifier: Any,
+        settings: ValidationSettings,
+        retriever: Any | None = None,
+        top_k: int = 5,
+        judge_api_key: str | None = None,
+    ) -> None:
+        self.embedder = embedder
+        self.extractor = extractor
+        self.verifier = verifier
+        self.settings = settings
+        self.retriever = retriever
+        self.top_k = top_k
+        offline = OfflineCritic(embedder, settings)
+        self.critic = (
+            LLMCritic(settings, offline, judge_api_key) if settings.checks == "llm" else offline
+        )
+
+    def search(self, query: str, k: int) -> list[EvidencePassage]:
+        if self.retriever is None:
+            raise ValueError("no vault index to search: give sources")
+        return [hit_passage(hit) for hit in self.retriever.search(query, k=k)]
+
+    def _evidence(
+        self, claims: Sequence[Claim], sources: Sequence[str] | None
+    ) -> list[list[EvidencePassage]]:
+        if sources is not None:
+            passages: list[ContextPassage] = []
+            for number, text in enumerate(sources, start=1):
+                passages.extend(text_passages(text, document=f"source-{number}"))
+            ranker = ContextEvidence(passages, self.embedder, top_k=self.top_k, source=GIVEN)
+            return ranker.for_claims([c.text for c in claims])
+        if self.retriever is None:
+            raise ValueError("no vault index to search: give sources")
+        hits = self.retriever.search_many([c.text for c in claims], k=self.top_k)
+        return [[hit_passage(hit) for hit in claim_hits] for claim_hits in hits]
+
+    def _verdicts(
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]
+    ) -> tuple[list[Verdict], float | None]:
+        if not claims:
+            return [], None
+        assess = getattr(self.verifier, "assess", None)
+        if callable(assess):
+            assessment = assess(list(claims), list(evidence))
+            return list(assessment.verdicts), round(float(assessment.probability), 4)
+        return self.verifier.verify(list(claims), list(evidence)), None
+
+    def validate(
+        self, question: str, answer: str, sources: Sequence[str] | None = None
+    ) -> ValidationResult:
+        claims = self.extractor.extract(answer)
+        evidence = self._evidence(claims, sources)
+        verdicts, probability = self._verdicts(claims, evidence)
+        results = [ClaimResult(c, v, e) for c, v, e in zip(claims, verdicts, evidence, strict=True)]
+        if sources is not None:
+            judged = [
+                EvidencePassage(f"source-{i}", text, f"source-{i}", "", None, None, 0.0, GIVEN)
+                for i, text in enumerate(sources, start=1)
+            ]
+        else:
+            judged = self.search(question, self.top_k) if self.retriever is not None else []
+        critique = self.critic.critique(question, answer, [p.text for p in judged])
+        relevance_of = {p.chunk_id: r for p, r in zip(judged, critique.relevance, strict=True)}
+        grounding = self._grounding_relevance(question, results, relevance_of, sources)
+        checks = self_rag_checks(
+            query_type=detect_query_type(question),
+            relevance=max(critique.relevance, default=0.0),
+            grounding_relevance=grounding,
+            addresses=critique.addresses,
+            labels=[str(v.label) for v in verdicts],
+            settings=self.settings,
+            method=critique.method,
+            notes=critique.notes,
+        )
+        audited = [
+            AuditedClaim(
+                r.claim.start,
+                r.claim.end,
+                str(r.verdict.label),
+                frozenset(
+                    p.document for p in r.evidence if p.chunk_id in r.verdict.supporting_chunk_ids
+                ),
+            )
+            for r in results
+        ]
+        all_passages = [p for r in results for p in r.evidence]
+        citation = audit_citations(
+            answer, audited, parse_citations(answer), document_resolver(all_passages)
+        )
+        return ValidationResult(question, answer, results, checks, citation, probability, judged)
+
+    def _grounding_relevance(
+        self,
+        question: str,
+        results: Sequence[ClaimResult],
+        relevance_of: dict[str, float],
+        sources: Sequence[str] | None,
+    ) -> float:
+        """Relevance to the question of the best chunk that supports a grounded claim."""
+        used: dict[str, str] = {}
+        for result in results:
+            if str(result.verdict.label) not in GROUNDED_LABELS:
+                continue
+            for passage in result.evidence:
+                if passage.chunk_id in result.verdict.supporting_chunk_ids:
+                    used[passage.chunk_id] = (
+                        passage.document if sources is not None else passage.text
+                    )
+        if not used:
+            return 0.0
+        if sources is not None:  # evidence chunks are windows of a given source
+            return max(relevance_of.get(document, 0.0) for document in used.values())
+        known = [relevance_of[c] for c in used if c in relevance_of]
+        unknown = [text for c, text in used.items() if c not in relevance_of]
+        if unknown:
+            known.extend(
+                OfflineCritic(self.embedder, self.settings)
+                .critique(question, "", unknown)
+                .relevance
+            )
+        return max(known, default=0.0)
