@@ -28,6 +28,8 @@ from audit_pipeline.reliability.settings import BreakerSettings
 from audit_pipeline.scoring.gates import GateSettings
 from audit_pipeline.scoring.risk import ScoringSettings
 from audit_pipeline.targets.config import TargetConfig, VaultBotTargetConfig
+from audit_pipeline.terminology.checker import TerminologyChecker
+from audit_pipeline.terminology.settings import SkosmosSettings, build_terminology
 from audit_pipeline.validation.settings import ValidationSettings
 from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys
 
@@ -49,6 +51,16 @@ class VaultSettings(_Section):
     max_file_bytes: int = Field(default=2_000_000, gt=0)
     # A symlink that leads out of the vault is skipped (and listed) unless this is true.
     follow_external_symlinks: bool = False
+    # Terminology truth source (terminology/): a glossary file (YAML, CSV or SKOS Turtle,
+    # relative to audit.yaml) or, instead, a SKOSMOS vocabulary.
+    glossary: Path | None = None
+    skosmos: SkosmosSettings | None = None
+
+    @model_validator(mode="after")
+    def _one_terminology_source(self) -> VaultSettings:
+        if self.glossary is not None and self.skosmos is not None:
+            raise ValueError("set vault.glossary or vault.skosmos, not both")
+        return self
 
 
 class ChunkingSettings(_Section):
@@ -246,6 +258,14 @@ class AuditConfig(_Section):
     @property
     def vault_path(self) -> Path:
         return self.resolve(self.vault.path)
+
+    @property
+    def glossary_path(self) -> Path | None:
+        return None if self.vault.glossary is None else self.resolve(self.vault.glossary)
+
+    def terminology(self) -> TerminologyChecker | None:
+        """The terminology checker for ``vault.glossary`` / ``vault.skosmos`` (None: off)."""
+        return build_terminology(self.glossary_path, self.vault.skosmos)
 
     @property
     def duckdb_path(self) -> Path:

@@ -18,6 +18,12 @@ from audit_pipeline.defs.vault_assets import IndexState
 from audit_pipeline.detection.factory import build_extractor, build_verifier
 from audit_pipeline.detection.stages import extract_claims, gather_evidence, verify_claims
 from audit_pipeline.reports.markdown import markdown_table
+from audit_pipeline.terminology.audit import (
+    audit_evidence,
+    audit_verdicts,
+    plan_audit,
+    prompts_of,
+)
 from audit_pipeline.verification.model import LLMUsage
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_responses
 from audit_pipeline.warehouse.detection_tables import (
@@ -103,11 +109,15 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
         config = settings.config
         store = warehouse.get()
         stored = load_claims(store, claims.audit_id)
-        turns = answered_turns(load_responses(store, claims.audit_id))
+        answered = load_responses(store, claims.audit_id)
+        turns = answered_turns(answered)
         retriever = index.retriever(config.collection_policy())
         found = gather_evidence(
             stored, turns, retriever, index.embedder.get(), config.detection.evidence_top_k
         )
+        terminology = config.terminology()
+        if terminology is not None:  # definitions are checked against the glossary first
+            found = audit_evidence(found, plan_audit(terminology, stored, prompts_of(answered)))
         rows = write_evidence(store, claims.audit_id, found)
         stats = retriever.stats()
         write_service_stats(
@@ -129,6 +139,7 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
                 "evidence_rows": rows,
                 "from_vault": sources.get("vault", 0),
                 "from_logged_context": sources.get("logged_context", 0),
+                "from_glossary": sources.get("glossary", 0),
                 "fallback_mode": sum(p.fallback_mode for ps in found.values() for p in ps),
                 "vault_hash": vault_index.vault_hash,
             },
@@ -155,6 +166,10 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
         passages = load_evidence(store, evidence.audit_id)
         verifier = build_verifier(config.detection, index.embedder.get(), judge_key.api_key)
         results = verify_claims(stored, passages, verifier)
+        terminology = config.terminology()
+        if terminology is not None:
+            prompts = prompts_of(load_responses(store, evidence.audit_id))
+            results = audit_verdicts(results, stored, plan_audit(terminology, stored, prompts))
         write_verdicts(store, evidence.audit_id, stored, results)
         spent = sum((v.usage for v in results), LLMUsage())
         labels = Counter(str(v.label) for v in results)

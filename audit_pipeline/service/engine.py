@@ -80,6 +80,7 @@ class ValidationService:
             retriever=self.retriever,
             top_k=config.detection.evidence_top_k,
             judge_api_key=os.environ.get(validation_env) if validation_env else None,
+            terminology=config.terminology(),
         )
         self._lock = threading.Lock()
 

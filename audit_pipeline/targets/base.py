@@ -50,6 +50,9 @@ class TargetReply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None
+    # A self-correcting target (the vault bot's guardrail): generations made, and the path.
+    guardrail_attempts: int | None = None
+    guardrail_path: str | None = None
 
 
 class TargetError(Exception):

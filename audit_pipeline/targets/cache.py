@@ -126,6 +126,10 @@ def _decode(data: Any) -> CachedReply:
         prompt_tokens=number(raw.get("prompt_tokens"), int),
         completion_tokens=number(raw.get("completion_tokens"), int),
         cost=number(raw.get("cost"), float),
+        guardrail_attempts=number(raw.get("guardrail_attempts"), int),
+        guardrail_path=raw.get("guardrail_path")
+        if isinstance(raw.get("guardrail_path"), str)
+        else None,
     )
     return CachedReply(
         reply=reply,

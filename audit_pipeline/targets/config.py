@@ -182,6 +182,9 @@ class VaultBotTargetConfig(_CommonTargetConfig):
     top_k: int = Field(default=4, ge=1)
     max_new_tokens: int = Field(default=64, ge=1)
     batch_size: int = Field(default=8, ge=1)
+    # The guardrail (targets/guardrail.py): validate each answer before returning it.
+    self_correct: bool = True
+    guardrail_min_confidence: float = Field(default=0.4, ge=0.0, le=1.0)
 
 
 TargetConfig = Annotated[

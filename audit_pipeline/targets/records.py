@@ -41,6 +41,8 @@ class ResponseRecord:
     started_at: datetime  # UTC
     finished_at: datetime  # UTC
     prompt_hash: str  # SuitePrompt.prompt_hash: which version of the prompt was asked
+    guardrail_attempts: int | None = None  # TargetReply.guardrail_attempts
+    guardrail_path: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -68,4 +70,6 @@ class ResponseRecord:
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "prompt_hash": self.prompt_hash,
+            "guardrail_attempts": self.guardrail_attempts,
+            "guardrail_path": self.guardrail_path,
         }

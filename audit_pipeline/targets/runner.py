@@ -345,6 +345,8 @@ class _SuiteRun:
             started_at=started_at,
             finished_at=finished_at,
             prompt_hash=prompt.prompt_hash,
+            guardrail_attempts=reply.guardrail_attempts if reply else None,
+            guardrail_path=reply.guardrail_path if reply else None,
         )
 
     def _store(self, record: ResponseRecord) -> None:

@@ -21,7 +21,7 @@ import logging
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +44,23 @@ from audit_pipeline.targets.base import (
     fingerprint_of,
 )
 from audit_pipeline.targets.config import VaultBotTargetConfig
+from audit_pipeline.targets.guardrail import (
+    ABSTAINED,
+    ACCEPTED,
+    EXTRACTIVE,
+    GENERATION_FAILED,
+    REGENERATED,
+    AnswerGuard,
+    did_you_mean,
+    strict_messages,
+    suggestions,
+)
 
 logger = logging.getLogger(__name__)
 
 # Bump when the prompt, the confidence formula or the answer post-processing changes: it is
 # part of the fingerprint, so cached answers of the old bot are not served for the new one.
-BOT_VERSION = 1
+BOT_VERSION = 2  # 2: the guardrail (self_correct)
 
 SYSTEM_PROMPT = (
     "You are a security questionnaire assistant. Answer the question using only the "
@@ -111,6 +122,7 @@ class VaultBotTarget:
         *,
         base_dir: str | Path | None = None,
         model_cache_dir: str | Path | None = None,
+        validator: Any | None = None,
         **_unused: Any,
     ) -> None:
         if retriever is None:
@@ -120,6 +132,15 @@ class VaultBotTarget:
         self.retriever = retriever
         self.batch_size = config.batch_size
         self.model = _litellm_model(name, config.model)
+        # ``validator``: an AnswerValidator for the guardrail; by default one over the vault
+        # index's embedder with the sentence extractor and the local verifier.
+        self.guard = (
+            AnswerGuard(
+                validator or _default_validator(retriever, config), config.guardrail_min_confidence
+            )
+            if config.self_correct
+            else None
+        )
         self._local = self.model.startswith(f"{LOCAL_PROVIDER}/")
         if self._local:
             try:
@@ -147,6 +168,8 @@ class VaultBotTarget:
                 "min_confidence": config.min_confidence,
                 "top_k": config.top_k,
                 "max_new_tokens": config.max_new_tokens,
+                "self_correct": config.self_correct,
+                "guardrail_min_confidence": config.guardrail_min_confidence,
                 "vault": _retriever_fingerprint(self.retriever),
             },
         )
@@ -168,17 +191,74 @@ class VaultBotTarget:
             if isinstance(item, Exception):
                 outcomes[index] = item
             elif item.confidence < self.config.min_confidence or not item.hits:
-                outcomes[index] = self._abstain()
+                outcomes[index] = self._abstain(item.hits)
             else:
                 retrievals[index] = item
         order = list(retrievals)
         conversations = [self.build_messages(requests[i], retrievals[i].hits) for i in order]
-        for index, result in zip(order, self._generate(conversations), strict=True):
-            outcomes[index] = self._reply(retrievals[index].hits, result)
+        replies = {
+            index: self._reply(retrievals[index].hits, result)
+            for index, result in zip(order, self._generate(conversations), strict=True)
+        }
+        if self.guard is not None:
+            replies = self._self_correct(requests, retrievals, conversations, replies)
+        for index, reply in replies.items():
+            outcomes[index] = reply
         return [item if item is not None else TargetError("no outcome") for item in outcomes]
 
-    def _abstain(self) -> TargetReply:
-        return TargetReply(text=self.config.fallback_sentence, citations=(), context=())
+    def _abstain(self, hits: Sequence[SearchHit] = ()) -> TargetReply:
+        if self.guard is None:
+            return TargetReply(text=self.config.fallback_sentence, citations=(), context=())
+        text = did_you_mean(self.config.fallback_sentence, suggestions(hits))
+        return TargetReply(
+            text=text, citations=(), context=(), guardrail_attempts=0, guardrail_path=ABSTAINED
+        )
+
+    # -- the guardrail (targets/guardrail.py) ----------------------------------------------
+
+    def _self_correct(
+        self,
+        requests: Sequence[TargetRequest],
+        retrievals: dict[int, Retrieval],
+        conversations: list[list[dict[str, str]]],
+        replies: dict[int, TargetReply],
+    ) -> dict[int, TargetReply]:
+        """Validate each generated answer; regenerate the failed ones once under a stricter
+        prompt (one batch), and answer extractively where the second answer fails too."""
+        assert self.guard is not None
+        messages = dict(zip(retrievals, conversations, strict=True))
+        result: dict[int, TargetReply] = {}
+        retry: list[int] = []
+        for index, reply in replies.items():
+            if reply.model is None:  # generation failed: already the verbatim best passage
+                result[index] = replace(
+                    reply, guardrail_attempts=1, guardrail_path=GENERATION_FAILED
+                )
+            elif self._passes(requests[index], reply):
+                result[index] = replace(reply, guardrail_attempts=1, guardrail_path=ACCEPTED)
+            else:
+                retry.append(index)
+        second = self._generate([strict_messages(messages[i]) for i in retry])
+        for index, generated in zip(retry, second, strict=True):
+            hits = retrievals[index].hits
+            reply = self._reply(hits, generated)
+            if reply.model is not None and self._passes(requests[index], reply):
+                result[index] = replace(reply, guardrail_attempts=2, guardrail_path=REGENERATED)
+            else:
+                extractive = _extractive(_within_budget(hits)[0])
+                result[index] = replace(extractive, guardrail_attempts=2, guardrail_path=EXTRACTIVE)
+        return result
+
+    def _passes(self, request: TargetRequest, reply: TargetReply) -> bool:
+        assert self.guard is not None
+        try:
+            check = self.guard.check(request.prompt, reply.text, reply.context or ())
+        except Exception as exc:  # a broken validator must not fail the answer
+            logger.warning("%s: guardrail check failed (%s); answer kept", self.name, exc)
+            return True
+        if not check.ok:
+            logger.info("%s: guardrail rejected an answer: %s", self.name, check.reason)
+        return check.ok
 
     # -- retrieval ----------------------------------------------------------------------------
 
@@ -270,13 +350,7 @@ class VaultBotTarget:
         if answer is None:  # generation failed: the best chunk, verbatim, is still an answer
             problem = result if isinstance(result, BaseException) else "empty answer"
             logger.warning("%s: generation failed (%s); answering verbatim", self.name, problem)
-            best = used[0]
-            label = citation_label(best)
-            return TargetReply(
-                text=f"{best.text.strip()}\n\n[source: {label}]",
-                citations=(label,),
-                context=(best.text,),
-            )
+            return _extractive(used[0])
         markers = " ".join(f"[source: {label}]" for label in labels)
         return TargetReply(
             text=f"{answer}\n\n{markers}",
@@ -286,6 +360,34 @@ class VaultBotTarget:
             prompt_tokens=_int_or_none(getattr(usage, "prompt_tokens", None)),
             completion_tokens=_int_or_none(getattr(usage, "completion_tokens", None)),
         )
+
+
+def _extractive(best: SearchHit) -> TargetReply:
+    """The best passage verbatim, cited: an answer that cannot contradict the vault."""
+    label = citation_label(best)
+    return TargetReply(
+        text=f"{best.text.strip()}\n\n[source: {label}]", citations=(label,), context=(best.text,)
+    )
+
+
+def _default_validator(retriever: Retriever, config: VaultBotTargetConfig) -> Any:
+    """The validation engine over the index's embedder (lazy imports: torch-backed models)."""
+    from audit_pipeline.claims.extractor import SentenceClaimExtractor
+    from audit_pipeline.validation.engine import AnswerValidator
+    from audit_pipeline.validation.settings import ValidationSettings
+    from audit_pipeline.verification.local import LocalVerifier
+
+    embedder = getattr(getattr(retriever, "index", None), "embedder", None)
+    if embedder is None:
+        raise TargetConfigError(
+            "vault_bot self_correct needs a validator, or a retriever over a VaultIndex"
+        )
+    return AnswerValidator(
+        embedder=embedder,
+        extractor=SentenceClaimExtractor([config.fallback_sentence]),
+        verifier=LocalVerifier(embedder),
+        settings=ValidationSettings(),
+    )
 
 
 def _litellm_model(name: str, model: str) -> str:

@@ -20,6 +20,7 @@ from audit_pipeline.evidence.context import ContextEvidence
 from audit_pipeline.evidence.passages import ContextPassage, text_passages
 from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.targets.citations import Citation, parse_citations
+from audit_pipeline.terminology.checker import TerminologyChecker, settle, with_definitions
 from audit_pipeline.validation.citation_audit import AuditedClaim, CitationAudit, audit_citations
 from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
 from audit_pipeline.validation.query_type import detect_query_type
@@ -76,6 +77,8 @@ class ValidationResult:
     hallucination_probability: float | None
     sources: list[EvidencePassage]  # what isrel judged
     notes: list[str] = field(default_factory=list)
+    # Terminology lookups of definitional claims: {claim_id, term, status, concepts, ...}.
+    terminology: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def hallucinated(self) -> bool:
@@ -96,6 +99,7 @@ class ValidationResult:
                 for s in self.sources
             ],
             "notes": self.notes,
+            "terminology": self.terminology,
         }
 
 
@@ -146,7 +150,9 @@ class AnswerValidator:
         retriever: Any | None = None,
         top_k: int = 5,
         judge_api_key: str | None = None,
+        terminology: TerminologyChecker | None = None,
     ) -> None:
+        self.terminology = terminology
         self.embedder = embedder
         self.extractor = extractor
         self.verifier = verifier
@@ -192,8 +198,11 @@ class AnswerValidator:
         self, question: str, answer: str, sources: Sequence[str] | None = None
     ) -> ValidationResult:
         claims = self.extractor.extract(answer)
-        evidence = self._evidence(claims, sources)
+        # Definitional claims are checked against the terminology source first.
+        terms = self.terminology.plan(question, claims) if self.terminology else []
+        evidence = with_definitions(self._evidence(claims, sources), terms)
         verdicts, probability = self._verdicts(claims, evidence)
+        verdicts = settle(verdicts, terms, claims)
         results = [ClaimResult(c, v, e) for c, v, e in zip(claims, verdicts, evidence, strict=True)]
         if sources is not None:
             judged = [
@@ -230,7 +239,19 @@ class AnswerValidator:
         citation = audit_citations(
             answer, audited, parse_citations(answer), document_resolver(all_passages)
         )
-        return ValidationResult(question, answer, results, checks, citation, probability, judged)
+        looked_up = [
+            {"claim_id": claims[t.claim_index].claim_id, **t.lookup.to_dict()} for t in terms
+        ]
+        return ValidationResult(
+            question,
+            answer,
+            results,
+            checks,
+            citation,
+            probability,
+            judged,
+            terminology=looked_up,
+        )
 
     def _grounding_relevance(
         self,

@@ -201,6 +201,13 @@ def load_response_records(warehouse: Warehouse, audit_id: str) -> list[ResponseR
                 started_at=row["started_at"],
                 finished_at=row["finished_at"],
                 prompt_hash=row["prompt_hash"],
+                guardrail_attempts=_int_or_none(row.get("guardrail_attempts")),
+                guardrail_path=or_none(row.get("guardrail_path")),
             )
         )
     return records
+
+
+def _int_or_none(value: Any) -> int | None:
+    value = or_none(value)
+    return None if value is None else int(value)

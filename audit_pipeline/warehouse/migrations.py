@@ -472,6 +472,20 @@ MIGRATIONS: tuple[Migration, ...] = (
             *comment_statements(VALIDATION_DOCUMENTATION),
         ),
     ),
+    Migration(
+        11,
+        "the reference bot's guardrail: generations made and the path each answer took",
+        (
+            "ALTER TABLE responses ADD COLUMN guardrail_attempts INTEGER",
+            "ALTER TABLE responses ADD COLUMN guardrail_path VARCHAR",
+            "COMMENT ON COLUMN responses.guardrail_attempts IS 'Generations the target made for "
+            "this answer under its guardrail (vault_bot self_correct: 1, or 2 after a "
+            "regeneration); NULL for targets without one'",
+            "COMMENT ON COLUMN responses.guardrail_path IS 'The path the answer took through "
+            "the guardrail: accepted, regenerated, extractive, generation_failed or "
+            "abstained; NULL for targets without one (or with self_correct off)'",
+        ),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -85,8 +85,17 @@ def test_out_of_vault_question_gets_the_fallback_without_generation(bot: VaultBo
 
     reply = bot.answer(_ask(OUT_OF_VAULT))
 
-    assert reply == TargetReply(text=bot.config.fallback_sentence, citations=(), context=())
+    # The guardrail adds up to three closest vault sections to the fallback sentence.
+    assert reply.text.startswith(f"{bot.config.fallback_sentence} Did you mean: ")
+    suggested = reply.text.removeprefix(bot.config.fallback_sentence).split("; ")
+    assert len(suggested) == 3 and all(".md)" in s for s in suggested)
+    assert (reply.citations, reply.context) == ((), ())
+    assert (reply.guardrail_path, reply.guardrail_attempts) == ("abstained", 0)
+    assert parse_citations(reply.text) == ()  # suggestions are not citations
     assert _generate_calls() == calls  # the model was never asked
+    # Without the guardrail: the bare fallback sentence.
+    plain = _bot(bot.retriever, self_correct=False).answer(_ask(OUT_OF_VAULT))
+    assert plain == TargetReply(text=bot.config.fallback_sentence, citations=(), context=())
 
 
 class FailingModel(CustomLLM):

@@ -1,0 +1,59 @@
+"""The terminology check inside a batch audit: per response, the question is the suite prompt.
+
+The evidence stage swaps a definitional claim's passages for the definition (so the evidence
+table shows what was cited); the verdict stage re-plans (a local glossary lookup is a dict
+access; a remote one is cached) and applies misses, timeouts and mismatches to the verdicts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from audit_pipeline.detection.stages import AuditClaim
+from audit_pipeline.terminology.checker import (
+    TermCheck,
+    TerminologyChecker,
+    definition_passages,
+    settle,
+)
+from audit_pipeline.verification.model import EvidencePassage, Verdict
+
+
+def plan_audit(
+    checker: TerminologyChecker,
+    claims: Sequence[AuditClaim],
+    prompts: Mapping[tuple[str, int], str],
+) -> dict[str, TermCheck]:
+    """Term checks by claim id; a claim's index in a check is its position in ``claims``."""
+    by_turn: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for index, claim in enumerate(claims):
+        by_turn[(claim.prompt_id, claim.turn)].append(index)
+    checks: dict[str, TermCheck] = {}
+    for key, indices in by_turn.items():
+        for check in checker.plan(prompts.get(key), [claims[i].claim for i in indices]):
+            index = indices[check.claim_index]
+            checks[claims[index].claim_id] = TermCheck(index, check.lookup)
+    return checks
+
+
+def audit_evidence(
+    evidence: dict[str, list[EvidencePassage]], checks: Mapping[str, TermCheck]
+) -> dict[str, list[EvidencePassage]]:
+    result = dict(evidence)
+    for claim_id, check in checks.items():
+        if check.lookup.concepts:
+            result[claim_id] = definition_passages(check.lookup.concepts)
+    return result
+
+
+def audit_verdicts(
+    verdicts: Sequence[Verdict], claims: Sequence[AuditClaim], checks: Mapping[str, TermCheck]
+) -> list[Verdict]:
+    return settle(verdicts, list(checks.values()), [c.claim for c in claims])
+
+
+def prompts_of(responses: object) -> dict[tuple[str, int], str]:
+    """(prompt id, turn) -> prompt, from the responses table as a DataFrame."""
+    rows = responses.to_dict("records")  # type: ignore[attr-defined]
+    return {(r["prompt_id"], int(r["turn"])): r["prompt"] for r in rows}
