@@ -138,7 +138,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         real_failure_threshold,
         run_audit,
     )
-    from audit_pipeline.observability.logs import add_json_file_handler
+    from audit_pipeline.logs import add_json_file_handler
     from audit_pipeline.reports.write import write_outcome_report
     from audit_pipeline.suites.fuzz import parse_transformations
     from audit_pipeline.warehouse.audit_tables import (

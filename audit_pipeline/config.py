@@ -212,6 +212,13 @@ class AuditConfig(_Section):
             raise ConfigError(_unknown("suite", name, self.suites))
         return name, self.resolve(self.suites[name])
 
+    def golden_suite_paths(self) -> list[tuple[str, Path]]:
+        """The suites whose prompts join the golden set: every configured suite when
+        ``evaluation.include_suites``, else none."""
+        if not self.evaluation.include_suites:
+            return []
+        return [self.suite_path(name) for name in self.suites]
+
     def collection_policy(self) -> CollectionPolicy:
         """The per-collection retrieval thresholds the bot and the evidence stage apply."""
         return CollectionPolicy(self.collections)

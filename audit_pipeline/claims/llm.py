@@ -15,7 +15,7 @@ from typing import Any
 from audit_pipeline.claims.extractor import SentenceClaimExtractor
 from audit_pipeline.claims.model import Claim, make_claim
 from audit_pipeline.claims.spans import locate
-from audit_pipeline.verification.llm_io import (
+from audit_pipeline.llm.litellm_io import (
     LLMOutputError,
     complete,
     fence,

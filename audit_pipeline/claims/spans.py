@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from audit_pipeline.claims.sentences import Span
+from audit_pipeline.text.sentences import Span
 
 _WORD = re.compile(r"\S+")
 

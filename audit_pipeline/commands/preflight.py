@@ -43,7 +43,8 @@ def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str,
     from audit_pipeline.suites.fuzz import fuzz_suite, parse_transformations
     from audit_pipeline.suites.loader import load_suite
     from audit_pipeline.targets.base import TargetConfigError, close_target
-    from audit_pipeline.targets.config import VaultBotTargetConfig, build_target
+    from audit_pipeline.targets.config import VaultBotTargetConfig
+    from audit_pipeline.targets.kinds import build_target
     from audit_pipeline.targets.replay import check_recording
 
     try:

@@ -82,7 +82,12 @@ def command(args: argparse.Namespace, config_path: Path, config: Any) -> int:
             config.vault.max_file_bytes,
             config.vault.follow_external_symlinks,
         )
-        golden_queries(config, [doc.doc_id for doc in scan.documents])
+        golden_queries(
+            config.resolve(config.evaluation.golden_set),
+            config.golden_suite_paths(),
+            config.collection_policy(),
+            [doc.doc_id for doc in scan.documents],
+        )
     except GoldenSetError as error:
         raise UsageError(str(error)) from None
     check_warehouse(config)

@@ -17,8 +17,8 @@ from audit_pipeline.defs.resources import (
 from audit_pipeline.defs.vault_assets import IndexState
 from audit_pipeline.detection.factory import build_extractor, build_verifier
 from audit_pipeline.detection.stages import extract_claims, gather_evidence, verify_claims
+from audit_pipeline.llm.usage import LLMUsage
 from audit_pipeline.reports.markdown import markdown_table
-from audit_pipeline.verification.model import LLMUsage
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_responses
 from audit_pipeline.warehouse.detection_tables import (
     answered_turns,

@@ -3,7 +3,8 @@ configuration file.
 
 Nothing is built at import: the CLI imports this module and must be able to report a broken
 ``./audit.yaml`` (or ignore it when ``--config`` names another file) instead of crashing while
-importing. ``audit_pipeline.definitions`` is the module Dagster loads, and builds ``defs``.
+importing. ``audit_pipeline.definitions`` is the module Dagster loads (its ``@dg.definitions``
+function calls :func:`build_definitions`).
 
 The configuration file comes from ``$AUDIT_CONFIG`` (default: ``audit.yaml`` in the working
 directory, else the one at the repository root), so ``dagster dev`` and the CLI build the same
@@ -69,7 +70,7 @@ def build_definitions(config_path: str | Path | None = None) -> Definitions:
     return Definitions(
         assets=[*build_assets(config), *EVALUATION_ASSETS],
         asset_checks=build_checks(config),
-        jobs=[*build_jobs(target_partitions(config)), retrieval_eval_job],
+        jobs=[*build_jobs(), retrieval_eval_job],
         schedules=[build_weekly_schedule(config)],
         sensors=[build_vault_sensor(config), build_suite_sensor(config)],
         resources=resources_from_config(str(path.resolve()), config),

@@ -8,6 +8,7 @@ from dagster import (
     AssetCheckSpec,
     AssetExecutionContext,
     AssetsDefinition,
+    MaterializeResult,
     MetadataValue,
     Output,
     asset,
@@ -131,8 +132,8 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
             + (f" (incomplete: {'; '.join(problems)})" if problems else "")
         )
         categories = [{"category": name, **values} for name, values in outcome.by_category.items()]
-        yield Output(
-            outcome,
+        return MaterializeResult(
+            value=outcome,
             metadata={
                 "audit_id": ref.audit_id,
                 "decision": decision,
@@ -144,14 +145,16 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
                     markdown_table(categories, ["category", "passed", "failed", "risk"])
                 ),
             },
+            check_results=[
+                AssetCheckResult(
+                    check_name=f"gate_{gate.name}",
+                    passed=gate.passed,
+                    severity=_SEVERITY.get(gate.status, AssetCheckSeverity.WARN),
+                    metadata={"value": str(gate.value), "detail": gate.detail},
+                )
+                for gate in gates
+            ],
         )
-        for gate in gates:
-            yield AssetCheckResult(
-                check_name=f"gate_{gate.name}",
-                passed=gate.passed,
-                severity=_SEVERITY.get(gate.status, AssetCheckSeverity.WARN),
-                metadata={"value": str(gate.value), "detail": gate.detail},
-            )
 
     @asset(
         group_name=GROUP,

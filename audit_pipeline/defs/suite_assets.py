@@ -31,7 +31,7 @@ from audit_pipeline.suites.loader import load_suite
 from audit_pipeline.suites.model import PromptSuite
 from audit_pipeline.targets.base import close_target
 from audit_pipeline.targets.cache import ResponseCache
-from audit_pipeline.targets.config import build_target
+from audit_pipeline.targets.kinds import build_target
 from audit_pipeline.targets.replay import check_recording
 from audit_pipeline.targets.runner import run_suite
 from audit_pipeline.warehouse.audit_tables import (

@@ -18,7 +18,7 @@ from audit_pipeline.defs.resources import (
     VaultIndexResource,
     WarehouseResource,
 )
-from audit_pipeline.observability.logs import log_event
+from audit_pipeline.logs import log_event
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.vault.chunking import Chunk, chunk_documents
 from audit_pipeline.vault.documents import VaultScan, scan_vault

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from audit_pipeline.claims.model import Claim, ClaimExtractor
 from audit_pipeline.embedding import Embedder
 from audit_pipeline.evidence.context import ContextEvidence
+from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.retrieval import HybridRetriever
-from audit_pipeline.verification.model import EvidencePassage, Verdict, Verifier
+from audit_pipeline.verification.model import Verdict, Verifier
 
 VAULT = "vault"
 

@@ -21,14 +21,14 @@ import litellm
 
 from audit_pipeline.assertions.text import find_phrase
 from audit_pipeline.detection.settings import JudgeSettings
-from audit_pipeline.suitegen.builder import COVERED, Section
-from audit_pipeline.suitegen.catalog import Topic
-from audit_pipeline.verification.llm_io import (
+from audit_pipeline.llm.litellm_io import (
     fence,
     fence_rules,
     new_fence_tag,
     parse_json_object,
 )
+from audit_pipeline.suitegen.builder import COVERED, Section
+from audit_pipeline.suitegen.catalog import Topic
 
 MAX_FACT_CHARS = 60
 SYSTEM = "You write test prompts for a chatbot audit. Reply with one JSON object and nothing else."

@@ -20,9 +20,9 @@ from audit_pipeline.targets.config import (
     ReplayTargetConfig,
     TargetConfig,
     VaultBotTargetConfig,
-    build_target,
     parse_target_config,
 )
+from audit_pipeline.targets.kinds import build_target
 from audit_pipeline.targets.records import ResponseRecord
 from audit_pipeline.targets.runner import run_suite
 

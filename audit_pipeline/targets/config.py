@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from audit_pipeline.targets.base import Target, TargetConfigError
+from audit_pipeline.targets.base import TargetConfigError
 from audit_pipeline.targets.jsonpath import JsonPathError, parse_path
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -201,36 +201,6 @@ def parse_target_config(name: str, data: Mapping[str, Any]) -> TargetConfig:
             for error in exc.errors(include_url=False)
         )
         raise TargetConfigError(f"target {name!r}: {problems}") from None
-
-
-def build_target(name: str, config: TargetConfig, **deps: Any) -> Target:
-    """Construct the target ``config`` describes.
-
-    ``deps`` carries run-time collaborators: ``retriever`` for ``vault_bot``, ``base_dir`` to
-    resolve a relative replay path. Dependencies a kind does not use are ignored, so a caller
-    may pass the same ones for every target. Environment variables are read here, so a missing
-    key fails before the first request.
-    """
-    if isinstance(config, LiteLLMTargetConfig):
-        from audit_pipeline.targets.litellm_target import LiteLLMTarget  # slow import: lazy
-
-        return LiteLLMTarget(name, config)
-    if isinstance(config, HttpTargetConfig):
-        from audit_pipeline.targets.http_target import HttpTarget
-
-        return HttpTarget(name, config)
-    if isinstance(config, ReplayTargetConfig):
-        from audit_pipeline.targets.replay import ReplayTarget
-
-        return ReplayTarget(name, config, base_dir=deps.get("base_dir"))
-    if isinstance(config, VaultBotTargetConfig):
-        from audit_pipeline.targets.vault_bot import VaultBotTarget
-
-        target = VaultBotTarget(name=name, config=config, **deps)
-        if not isinstance(target, Target):
-            raise TargetConfigError(f"target {name!r}: VaultBotTarget does not meet Target")
-        return target
-    raise TargetConfigError(f"target {name!r}: unsupported config {type(config).__name__}")
 
 
 def _http_url(url: str) -> str:

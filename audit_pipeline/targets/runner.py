@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import cast
 
-from audit_pipeline.observability.logs import log_event, request_id
+from audit_pipeline.logs import log_event, request_id
 from audit_pipeline.suites.model import PromptSuite, SuitePrompt
 from audit_pipeline.targets.base import (
     BatchTarget,

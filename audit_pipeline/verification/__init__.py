@@ -1,11 +1,11 @@
 """Claim verification: verdict types, the offline local verifier, the LLM judge, the cascade."""
 
+from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.verification.cascade import CascadeVerifier
 from audit_pipeline.verification.judge import LLMJudgeVerifier
 from audit_pipeline.verification.local import LocalVerifier, ResponseAssessment
 from audit_pipeline.verification.model import (
     HALLUCINATION_LABELS,
-    EvidencePassage,
     Label,
     Verdict,
     Verifier,

@@ -14,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from audit_pipeline.claims.model import Claim
-from audit_pipeline.verification.llm_io import (
+from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.llm.litellm_io import (
     LLMOutputError,
     complete_with_usage,
     fence,
@@ -23,7 +24,8 @@ from audit_pipeline.verification.llm_io import (
     parse_json_object,
     repair_messages,
 )
-from audit_pipeline.verification.model import EvidencePassage, Label, LLMUsage, Verdict
+from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.verification.model import Label, Verdict
 
 JUDGE_VERSION = "judge-prompt-1"
 SCHEMA_HINT = (

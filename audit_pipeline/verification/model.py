@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from audit_pipeline.claims.model import Claim
+from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.llm.usage import LLMUsage
 
 
 class Label(StrEnum):
@@ -31,58 +33,6 @@ class Label(StrEnum):
 
 
 HALLUCINATION_LABELS = frozenset({Label.UNSUPPORTED, Label.CONTRADICTED})
-
-
-@dataclass(frozen=True)
-class EvidencePassage:
-    """One retrieved passage offered as evidence for a claim.
-
-    ``source`` is ``"vault"`` (the trusted knowledge base) or ``"logged_context"`` (what the
-    bot itself retrieved, from a RAG log). Scores are ``None`` where that retriever did not
-    return the passage; ``fused_score`` orders the list. ``fallback_mode`` marks a vault
-    passage found by full-text search alone because the query could not be embedded: a verdict
-    resting on it deserves less trust, so the flag travels with the passage to the warehouse.
-    """
-
-    chunk_id: str
-    text: str
-    document: str
-    section: str
-    vector_score: float | None
-    bm25_score: float | None
-    fused_score: float
-    source: str
-    fallback_mode: bool = False
-
-
-@dataclass(frozen=True)
-class LLMUsage:
-    """What LLM calls spent: how many, their tokens and their price in US dollars.
-
-    A figure is ``None`` when any call it sums was not reported (litellm has no price for a
-    self-hosted model): a total that silently leaves calls out would look right and be wrong.
-    The default is "no call, nothing spent", which is exact for a verdict reached without an LLM.
-    """
-
-    calls: int = 0
-    prompt_tokens: int | None = 0
-    completion_tokens: int | None = 0
-    cost_usd: float | None = 0.0
-
-    def __add__(self, other: LLMUsage) -> LLMUsage:
-        return LLMUsage(
-            calls=self.calls + other.calls,
-            prompt_tokens=_add(self.prompt_tokens, other.prompt_tokens),
-            completion_tokens=_add(self.completion_tokens, other.completion_tokens),
-            cost_usd=_add(self.cost_usd, other.cost_usd),
-        )
-
-
-_N = TypeVar("_N", int, float)
-
-
-def _add(a: _N | None, b: _N | None) -> _N | None:
-    return None if a is None or b is None else a + b
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,9 @@ from audit_pipeline.assertions.denial import CheckedClaim
 from audit_pipeline.assertions.outcome import AssertionRow
 from audit_pipeline.claims.model import Claim
 from audit_pipeline.detection.stages import AnsweredTurn, AuditClaim
-from audit_pipeline.verification.model import EvidencePassage, LLMUsage, Verdict
+from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.verification.model import Verdict
 from audit_pipeline.warehouse.store import Warehouse, or_none
 
 

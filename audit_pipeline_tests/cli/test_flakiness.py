@@ -9,7 +9,7 @@ from audit_pipeline.commands.run_audit import combine_repeats, real_failure_thre
 from audit_pipeline.scoring.gates import GateResult
 from audit_pipeline.scoring.outcome import AuditOutcome
 from audit_pipeline_tests.cli.helpers import cli
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 
 
 def _outcome(failing: set[str]) -> AuditOutcome:

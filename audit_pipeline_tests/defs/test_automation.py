@@ -23,7 +23,7 @@ from audit_pipeline.defs.automation import (
     build_vault_sensor,
     build_weekly_schedule,
 )
-from audit_pipeline_tests.conftest import REPO_ROOT
+from audit_pipeline_tests.helpers import REPO_ROOT
 
 SUITE = REPO_ROOT / "data" / "prompt-suites" / "security-questionnaire.yaml"
 

@@ -15,7 +15,7 @@ from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.targets.base import TargetRequest
 from audit_pipeline.targets.config import VaultBotTargetConfig
 from audit_pipeline.targets.vault_bot import VaultBotTarget
-from audit_pipeline_tests.conftest import REPO_ROOT, write_audit_config
+from audit_pipeline_tests.helpers import REPO_ROOT, write_audit_config
 
 ASSURANCE = ("soc2-type-ii-report-summary.md", "security-faq.md")
 QUESTION = "Which firm performed your SOC 2 audit, and were any exceptions noted?"

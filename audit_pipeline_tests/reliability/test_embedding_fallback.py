@@ -21,7 +21,7 @@ from audit_pipeline.vault.chunking import chunk_documents
 from audit_pipeline.vault.documents import scan_vault
 from audit_pipeline.warehouse.detection_tables import load_evidence, write_evidence
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.conftest import SAMPLE_VAULT
+from audit_pipeline_tests.helpers import SAMPLE_VAULT
 from audit_pipeline_tests.reliability.clock import FakeClock
 
 UNIQUE_CONTROL = "TH-CR-09"  # appears exactly once in the sample vault

@@ -18,7 +18,7 @@ from audit_pipeline.scoring.waivers import (
     waive_claims,
     waive_rows,
 )
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 
 TODAY = dt.date(2026, 11, 25)
 

@@ -24,9 +24,10 @@ from audit_pipeline.targets.base import (
     supports_batches,
 )
 from audit_pipeline.targets.citations import parse_citations
-from audit_pipeline.targets.config import VaultBotTargetConfig, build_target, parse_target_config
+from audit_pipeline.targets.config import VaultBotTargetConfig, parse_target_config
+from audit_pipeline.targets.kinds import build_target
 from audit_pipeline.targets.vault_bot import VaultBotTarget
-from audit_pipeline_tests.conftest import SAMPLE_SUITE, SAMPLE_VAULT
+from audit_pipeline_tests.helpers import SAMPLE_SUITE, SAMPLE_VAULT
 
 THRESHOLD = 0.5
 IN_VAULT = "How often are your encryption keys rotated?"

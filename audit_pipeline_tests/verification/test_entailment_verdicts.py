@@ -11,8 +11,9 @@ import pytest
 
 from audit_pipeline.claims import SentenceClaimExtractor
 from audit_pipeline.claims.model import make_claim
+from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.verification import LocalVerifier
-from audit_pipeline.verification.model import EvidencePassage, Label, Verdict
+from audit_pipeline.verification.model import Label, Verdict
 
 FLAGGED = {Label.UNSUPPORTED, Label.CONTRADICTED}
 

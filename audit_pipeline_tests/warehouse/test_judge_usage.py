@@ -13,7 +13,8 @@ import pytest
 
 from audit_pipeline.claims import make_claim
 from audit_pipeline.detection.stages import AuditClaim
-from audit_pipeline.verification.model import Label, LLMUsage, Verdict
+from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.verification.model import Label, Verdict
 from audit_pipeline.warehouse import store
 from audit_pipeline.warehouse.audit_tables import AuditRef, start_audit
 from audit_pipeline.warehouse.detection_tables import judge_usage, write_claims, write_verdicts

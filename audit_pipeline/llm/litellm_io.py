@@ -15,7 +15,7 @@ import re
 import secrets
 from typing import Any
 
-from audit_pipeline.verification.model import LLMUsage
+from audit_pipeline.llm.usage import LLMUsage
 
 _JSON_BLOCK = re.compile(r"\{.*\}", re.DOTALL)
 _CODE_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
