@@ -146,8 +146,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         check_resumable,
         unfinished_audit,
     )
-    from audit_pipeline.warehouse.detection_tables import judge_usage
     from audit_pipeline.warehouse.store import Warehouse
+    from audit_pipeline.warehouse.verdict_tables import judge_usage
 
     config_path, config = _load(args)
     target, suite = check_run(config, args)
@@ -311,7 +311,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from audit_pipeline.scoring.history import UnknownAuditError, diff_outcomes, load_outcome
-    from audit_pipeline.scoring.regression import bootstrap_risk_change, prompt_risks
+    from audit_pipeline.scoring.risk_comparison import bootstrap_risk_change, prompt_risks
 
     if args.samples < 1 or not 0 < args.confidence < 1:
         raise UsageError("--samples must be at least 1 and --confidence in (0, 1)")

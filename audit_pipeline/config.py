@@ -18,16 +18,17 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.detection.settings import DetectionSettings, JudgeSettings
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.embedding import DEFAULT_MODEL
-from audit_pipeline.evaluation.settings import EvaluationSettings
+from audit_pipeline.evaluation.evaluation_settings import EvaluationSettings
 from audit_pipeline.index.collections import DEFAULT as DEFAULT_COLLECTION
 from audit_pipeline.index.collections import CollectionPolicy, CollectionSettings
-from audit_pipeline.reliability.settings import BreakerSettings
+from audit_pipeline.llm.judge_settings import JudgeSettings
+from audit_pipeline.reliability.breaker_settings import BreakerSettings
 from audit_pipeline.scoring.gates import GateSettings
 from audit_pipeline.scoring.risk import ScoringSettings
-from audit_pipeline.targets.config import TargetConfig, VaultBotTargetConfig
+from audit_pipeline.targets.target_config import TargetConfig, VaultBotTargetConfig
+from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys
 
 # Suite and target names become Dagster partition keys and file names: keep them plain.

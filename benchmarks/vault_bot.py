@@ -135,7 +135,7 @@ def measure_throughput(bot: Any, sizes: list[int], max_new_tokens: int) -> list[
 
 def measure_suite(bot: Any) -> dict[str, Any]:
     from audit_pipeline.suites.loader import load_suite
-    from audit_pipeline.targets.runner import run_suite
+    from audit_pipeline.targets.suite_runner import run_suite
 
     suite = load_suite(SUITE)
     started, cpu = time.perf_counter(), time.process_time()
@@ -188,7 +188,7 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     threads = torch.get_num_threads()
-    from audit_pipeline.targets.config import VaultBotTargetConfig
+    from audit_pipeline.targets.target_config import VaultBotTargetConfig
     from audit_pipeline.targets.vault_bot import VaultBotTarget
 
     report: dict[str, Any] = {"torch_threads": threads, "cpus": os.cpu_count()}

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from audit_pipeline.claims.model import make_claim
+from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.embedding import MemoEmbedder, SentenceTransformerEmbedder
 from audit_pipeline.evidence import ContextEvidence
 from audit_pipeline.evidence.passages import text_passages

@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # what define_asset_job returns; Dagster does not export the 
     )
 
 CONCURRENCY_TAG = {"audit-pipeline/writer": "warehouse"}
-DETECTION_STAGES = (
+REVERIFY_STAGES = (
     "claims",
     "evidence",
     "verdicts",
@@ -69,7 +69,7 @@ def build_jobs() -> "list[UnresolvedAssetJobDefinition]":
     )
     reverify = define_asset_job(
         "reverify",
-        selection=AssetSelection.groups("vault") | AssetSelection.assets(*DETECTION_STAGES),
+        selection=AssetSelection.groups("vault", "index") | AssetSelection.assets(*REVERIFY_STAGES),
         tags=CONCURRENCY_TAG,
         description="Re-index the vault and re-verify the target's latest responses "
         "(no target calls).",

@@ -24,10 +24,10 @@ from audit_pipeline.defs.resources import (
     VaultIndexResource,
     WarehouseResource,
 )
-from audit_pipeline.defs.vault_assets import IndexState
+from audit_pipeline.defs.vault_index_assets import IndexState
 from audit_pipeline.evaluation.golden import golden_hash
-from audit_pipeline.evaluation.regression import compare
-from audit_pipeline.evaluation.retrieval_eval import evaluate_retrieval
+from audit_pipeline.evaluation.golden_run import evaluate_retrieval
+from audit_pipeline.evaluation.retrieval_gate import compare
 from audit_pipeline.evaluation.sources import golden_queries
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.vault.documents import VaultScan
@@ -131,6 +131,6 @@ def retrieval_eval(
 EVALUATION_ASSETS = [retrieval_eval]
 retrieval_eval_job = define_asset_job(
     "retrieval_evaluation",
-    selection=AssetSelection.groups("vault") | AssetSelection.assets(retrieval_eval),
+    selection=AssetSelection.groups("vault", "index") | AssetSelection.assets(retrieval_eval),
     description="Re-index the vault and evaluate retrieval on the golden set.",
 )

@@ -25,12 +25,12 @@ from audit_pipeline.defs.automation import (
     build_vault_sensor,
     build_weekly_schedule,
 )
-from audit_pipeline.defs.detection_assets import build_detection_assets
+from audit_pipeline.defs.claim_verification_assets import build_claim_verification_assets
 from audit_pipeline.defs.evaluation_assets import EVALUATION_ASSETS, retrieval_eval_job
-from audit_pipeline.defs.outcome_assets import build_outcome_assets
 from audit_pipeline.defs.resources import resources_from_config
-from audit_pipeline.defs.suite_assets import build_responses_asset, prompt_suite
-from audit_pipeline.defs.vault_assets import VAULT_ASSETS, VAULT_CHECKS
+from audit_pipeline.defs.scoring_report_assets import build_scoring_report_assets
+from audit_pipeline.defs.suite_response_assets import build_responses_asset, prompt_suite
+from audit_pipeline.defs.vault_index_assets import VAULT_ASSETS, VAULT_CHECKS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,8 +55,8 @@ def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
         *VAULT_ASSETS,
         prompt_suite,
         build_responses_asset(partitions),
-        *build_detection_assets(partitions),
-        *build_outcome_assets(partitions, with_waivers=config.waivers is not None),
+        *build_claim_verification_assets(partitions),
+        *build_scoring_report_assets(partitions, with_waivers=config.waivers is not None),
     ]
 
 

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from audit_pipeline.evidence.records import leaf_line, record_leaves
+from audit_pipeline.evidence.structured_records import leaf_line, record_leaves
 from audit_pipeline.text.sentences import sentence_spans
 
 

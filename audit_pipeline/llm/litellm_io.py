@@ -13,9 +13,12 @@ import json
 import os
 import re
 import secrets
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from audit_pipeline.llm.usage import LLMUsage
+
+_T = TypeVar("_T")
 
 _JSON_BLOCK = re.compile(r"\{.*\}", re.DOTALL)
 _CODE_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
@@ -119,3 +122,25 @@ def repair_messages(
             ),
         },
     ]
+
+
+def ask_json(
+    ask: Callable[[list[dict[str, str]]], str],
+    messages: list[dict[str, str]],
+    parse: Callable[[str], _T],
+    schema_hint: str,
+) -> tuple[_T, bool]:
+    """Call, validate, and on an invalid reply ask once more naming the problem.
+
+    The one "call, parse, repair once" loop of every LLM caller (the claim extractor, the
+    judge). ``ask`` makes one call (the caller's, so it can count calls and usage); ``parse``
+    validates the reply and raises :class:`LLMOutputError` naming what is wrong. Returns the
+    parsed value and whether a repair was needed. A second invalid reply raises its
+    :class:`LLMOutputError`; a failed call raises whatever the call raised.
+    """
+    reply = ask(messages)
+    try:
+        return parse(reply), False
+    except LLMOutputError as error:
+        retry = repair_messages(messages, reply, str(error), schema_hint)
+        return parse(ask(retry)), True

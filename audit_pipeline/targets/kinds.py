@@ -1,6 +1,6 @@
 """From a target's validated settings to the target object: one class per ``type:`` kind.
 
-Apart from the settings (``targets/config.py``) because each target module imports its own
+Apart from the settings (``targets/target_config.py``) because each target module imports its own
 settings class; the settings importing the targets back would be an import circle.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from audit_pipeline.targets.base import Target, TargetConfigError
-from audit_pipeline.targets.config import (
+from audit_pipeline.targets.target_config import (
     HttpTargetConfig,
     LiteLLMTargetConfig,
     ReplayTargetConfig,

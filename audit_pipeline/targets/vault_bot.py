@@ -43,7 +43,7 @@ from audit_pipeline.targets.base import (
     TargetRequest,
     fingerprint_of,
 )
-from audit_pipeline.targets.config import VaultBotTargetConfig
+from audit_pipeline.targets.target_config import VaultBotTargetConfig
 
 logger = logging.getLogger(__name__)
 

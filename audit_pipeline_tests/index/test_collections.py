@@ -13,7 +13,7 @@ from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.relevance import hit_relevance
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.targets.base import TargetRequest
-from audit_pipeline.targets.config import VaultBotTargetConfig
+from audit_pipeline.targets.target_config import VaultBotTargetConfig
 from audit_pipeline.targets.vault_bot import VaultBotTarget
 from audit_pipeline_tests.helpers import REPO_ROOT, write_audit_config
 

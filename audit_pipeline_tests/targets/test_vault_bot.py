@@ -23,9 +23,9 @@ from audit_pipeline.targets.base import (
     TargetRequest,
     supports_batches,
 )
-from audit_pipeline.targets.citations import parse_citations
-from audit_pipeline.targets.config import VaultBotTargetConfig, parse_target_config
+from audit_pipeline.targets.cited_sources import parse_citations
 from audit_pipeline.targets.kinds import build_target
+from audit_pipeline.targets.target_config import VaultBotTargetConfig, parse_target_config
 from audit_pipeline.targets.vault_bot import VaultBotTarget
 from audit_pipeline_tests.helpers import SAMPLE_SUITE, SAMPLE_VAULT
 

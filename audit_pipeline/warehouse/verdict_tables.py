@@ -1,4 +1,5 @@
-"""Rows of the detection stages (claims, evidence, verdicts) and their round trip.
+"""Rows of the stages after the responses (claims, evidence, verdicts, assertion results, risk
+scores, service stats) and their round trip.
 
 Each stage is written with ``Warehouse.replace`` keyed by ``audit_id``: re-materialising a
 stage for an audit replaces that audit's rows of that stage in one transaction and leaves every
@@ -15,13 +16,13 @@ from typing import Any
 
 import pandas as pd
 
+from audit_pipeline.assertions.assertion_outcome import AssertionRow
 from audit_pipeline.assertions.denial import CheckedClaim
-from audit_pipeline.assertions.outcome import AssertionRow
-from audit_pipeline.claims.model import Claim
-from audit_pipeline.detection.stages import AnsweredTurn, AuditClaim
+from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim
+from audit_pipeline.claims.claim import Claim
 from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.llm.usage import LLMUsage
-from audit_pipeline.verification.model import Verdict
+from audit_pipeline.verification.verdict import Verdict
 from audit_pipeline.warehouse.store import Warehouse, or_none
 
 

@@ -26,9 +26,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from audit_pipeline.assertions.agreement import check_no_agreement
+from audit_pipeline.assertions.assertion_outcome import (
+    BEHAVIOR,
+    CITATIONS,
+    SECRET_ECHO,
+    AssertionOutcome,
+    AssertionRow,
+)
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.assertions.behavior import check_behavior, is_fallback
-from audit_pipeline.assertions.catalog import VaultCatalog
-from audit_pipeline.assertions.citations import CitationCheck, verify_citations
+from audit_pipeline.assertions.citation_checks import CitationCheck, verify_citations
 from audit_pipeline.assertions.content import (
     check_required_signals,
     must_not_appear_hits,
@@ -36,19 +43,12 @@ from audit_pipeline.assertions.content import (
 )
 from audit_pipeline.assertions.denial import CheckedClaim, check_must_not_assert
 from audit_pipeline.assertions.leaks import find_leaks, no_leak_outcome
-from audit_pipeline.assertions.outcome import (
-    BEHAVIOR,
-    CITATIONS,
-    SECRET_ECHO,
-    AssertionOutcome,
-    AssertionRow,
-)
 from audit_pipeline.assertions.pinning import Similarity, check_pinned
-from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.assertions.text import quoted
-from audit_pipeline.suites.model import PromptSuite, SuiteTurn
-from audit_pipeline.targets.citations import Citation, parse_citations
-from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.assertions.text_match import quoted
+from audit_pipeline.assertions.vault_catalog import VaultCatalog
+from audit_pipeline.suites.prompt_suite import PromptSuite, SuiteTurn
+from audit_pipeline.targets.cited_sources import Citation, parse_citations
+from audit_pipeline.targets.response_record import ResponseRecord
 from audit_pipeline.targets.secrets import redactions_in
 
 TurnKey = tuple[str, int]

@@ -21,11 +21,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from audit_pipeline.assertions.catalog import VaultCatalog
-from audit_pipeline.assertions.outcome import CITATION_SOURCE, CITATIONS, AssertionOutcome
-from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.assertions.text import find_phrase, join_limited, quoted, significant_words
-from audit_pipeline.targets.citations import Citation
+from audit_pipeline.assertions.assertion_outcome import CITATION_SOURCE, CITATIONS, AssertionOutcome
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
+from audit_pipeline.assertions.text_match import (
+    find_phrase,
+    join_limited,
+    quoted,
+    significant_words,
+)
+from audit_pipeline.assertions.vault_catalog import VaultCatalog
+from audit_pipeline.targets.cited_sources import Citation
 
 LEVEL_NAMES = {1: "source mapping", 2: "file exists", 3: "content correlation"}
 

@@ -1,4 +1,5 @@
-"""Detection assets: claims → evidence → verdicts, per target partition.
+"""Claims, evidence and verification assets (groups of the same names): claims → evidence →
+verdicts, per target partition.
 
 Each asset reads its inputs for the audit from the warehouse and writes its own rows there, so
 any of them can be re-materialised alone (``reverify``) and replaces only its own rows.
@@ -8,19 +9,21 @@ from collections import Counter
 
 from dagster import AssetExecutionContext, AssetsDefinition, MetadataValue, Output, asset
 
+from audit_pipeline.claims.audit_claims import extract_claims
 from audit_pipeline.defs.resources import (
     AuditResource,
     JudgeKeyResource,
     VaultIndexResource,
     WarehouseResource,
 )
-from audit_pipeline.defs.vault_assets import IndexState
-from audit_pipeline.detection.factory import build_extractor, build_verifier
-from audit_pipeline.detection.stages import extract_claims, gather_evidence, verify_claims
+from audit_pipeline.defs.vault_index_assets import IndexState
+from audit_pipeline.evidence.claim_evidence import gather_evidence
 from audit_pipeline.llm.usage import LLMUsage
 from audit_pipeline.reports.markdown import markdown_table
+from audit_pipeline.verification.audit_verdicts import verify_claims
+from audit_pipeline.verification.configured import build_extractor, build_verifier
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_responses
-from audit_pipeline.warehouse.detection_tables import (
+from audit_pipeline.warehouse.verdict_tables import (
     answered_turns,
     load_claims,
     load_evidence,
@@ -30,13 +33,12 @@ from audit_pipeline.warehouse.detection_tables import (
     write_verdicts,
 )
 
-GROUP = "audit"
 _WORST = ("contradicted", "unsupported", "weakly_supported")
 
 
-def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[no-untyped-def]
+def build_claim_verification_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[no-untyped-def]
     @asset(
-        group_name=GROUP,
+        group_name="claims",
         kinds={"python", "duckdb"},
         partitions_def=partitions,
         description="Checkable claims of every answer, with exact character spans. Greetings, "
@@ -87,7 +89,7 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
         )
 
     @asset(
-        group_name=GROUP,
+        group_name="evidence",
         kinds={"lancedb", "duckdb"},
         partitions_def=partitions,
         description="Top-k evidence per claim: hybrid search over the vault index, or the "
@@ -135,7 +137,7 @@ def build_detection_assets(partitions) -> list[AssetsDefinition]:  # type: ignor
         )
 
     @asset(
-        group_name=GROUP,
+        group_name="verification",
         kinds={"python", "duckdb"},
         partitions_def=partitions,
         description="A verdict per claim (supported / weakly supported / unsupported / "

@@ -1,4 +1,5 @@
-"""Outcome assets: rule assertions, risk scores with the decision, and the release gates."""
+"""Assertions, scoring and reports assets (groups of the same names): rule assertions, risk
+scores with the decision and the release gates, the report and the Prometheus counters."""
 
 from pathlib import Path
 
@@ -14,35 +15,34 @@ from dagster import (
     asset,
 )
 
-from audit_pipeline.assertions.catalog import VaultCatalog
+from audit_pipeline.assertions.vault_catalog import VaultCatalog
 from audit_pipeline.defs.resources import AuditResource, VaultIndexResource, WarehouseResource
-from audit_pipeline.defs.suite_assets import SelectedSuite
-from audit_pipeline.observability.metrics import audit_registry, render, write_metrics
+from audit_pipeline.defs.suite_response_assets import SelectedSuite
+from audit_pipeline.observability.prometheus import audit_registry, render, write_metrics
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.reports.write import ReportPaths, write_outcome_report
+from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.decide import (
     AssertionsResult,
     check_assertions,
     decide_audit,
     waiver_status,
 )
-from audit_pipeline.scoring.outcome import AuditOutcome
 from audit_pipeline.vault.documents import VaultScan
 from audit_pipeline.warehouse.audit_tables import AuditRef
 
-GROUP = "audit"
 GATES = ("decision", "hallucinations", "citation_errors", "pass_rate", "fallback_errors")
 _SEVERITY = {"warn": AssetCheckSeverity.WARN, "error": AssetCheckSeverity.ERROR}
 
 
-def build_outcome_assets(  # type: ignore[no-untyped-def]
+def build_scoring_report_assets(  # type: ignore[no-untyped-def]
     partitions, with_waivers: bool = False
 ) -> list[AssetsDefinition]:
     """``with_waivers`` (a waivers file is configured) adds the ``gate_waivers`` check."""
     gates = (*GATES, "waivers") if with_waivers else GATES
 
     @asset(
-        group_name=GROUP,
+        group_name="assertions",
         kinds={"python", "duckdb"},
         partitions_def=partitions,
         description="Rule assertions per turn: expected behaviour, required signals, "
@@ -94,7 +94,7 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
         )
 
     @asset(
-        group_name=GROUP,
+        group_name="scoring",
         kinds={"python", "duckdb"},
         partitions_def=partitions,
         description="Risk per response, per category and per audit, and the deploy / warn / "
@@ -157,7 +157,7 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
         )
 
     @asset(
-        group_name=GROUP,
+        group_name="reports",
         kinds={"html"},
         partitions_def=partitions,
         description="Self-contained HTML and Markdown report of the audit: decision, summary, "
@@ -180,7 +180,7 @@ def build_outcome_assets(  # type: ignore[no-untyped-def]
         )
 
     @asset(
-        group_name=GROUP,
+        group_name="reports",
         kinds={"prometheus"},
         partitions_def=partitions,
         description="The audit's counters in Prometheus text format (responses by status, "

@@ -12,17 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from audit_pipeline.claims.claim import Claim, make_claim
 from audit_pipeline.claims.extractor import SentenceClaimExtractor
-from audit_pipeline.claims.model import Claim, make_claim
-from audit_pipeline.claims.spans import locate
+from audit_pipeline.claims.span_alignment import locate
 from audit_pipeline.llm.litellm_io import (
     LLMOutputError,
+    ask_json,
     complete,
     fence,
     fence_rules,
     new_fence_tag,
     parse_json_object,
-    repair_messages,
 )
 
 SCHEMA_HINT = '{"claims": [{"text": "<a claim copied from the answer>"}, ...]}'
@@ -94,15 +94,13 @@ class LLMClaimExtractor:
                 "content": f"{fence('ANSWER', response, tag)}\n\nList the claims as JSON only.",
             },
         ]
-        outcome = "ok"
         try:
-            reply = complete(self.model, messages, **self.litellm_params)
-            try:
-                texts = parse_claims(reply)
-            except LLMOutputError as error:
-                outcome = "repaired"
-                retry = repair_messages(messages, reply, str(error), SCHEMA_HINT)
-                texts = parse_claims(complete(self.model, retry, **self.litellm_params))
+            texts, repaired = ask_json(
+                lambda chat: complete(self.model, chat, **self.litellm_params),
+                messages,
+                parse_claims,
+                SCHEMA_HINT,
+            )
         except LLMOutputError as error:
             return self._fallback(response, f"invalid reply after one repair: {error}")
         except Exception as error:  # provider or network failure: fall back, keep going
@@ -123,7 +121,7 @@ class LLMClaimExtractor:
         if texts and not claims:
             return self._fallback(response, "no claim could be mapped onto the response")
         claims.sort(key=lambda claim: (claim.start, claim.end))
-        return claims, ExtractionStatus(outcome, unmapped_claims=unmapped)
+        return claims, ExtractionStatus("repaired" if repaired else "ok", unmapped_claims=unmapped)
 
     def _fallback(self, response: str, reason: str) -> tuple[list[Claim], ExtractionStatus]:
         return self.fallback.extract(response), ExtractionStatus("fallback", reason)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import cast
 
 from audit_pipeline.logs import log_event, request_id
-from audit_pipeline.suites.model import PromptSuite, SuitePrompt
+from audit_pipeline.suites.prompt_suite import PromptSuite, SuitePrompt
 from audit_pipeline.targets.base import (
     BatchTarget,
     ChatTurn,
@@ -29,13 +29,15 @@ from audit_pipeline.targets.base import (
     supports_batches,
 )
 from audit_pipeline.targets.cache import ResponseCache
-from audit_pipeline.targets.citations import citation_from_label, parse_citations
-from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.targets.cited_sources import citation_from_label, parse_citations
+from audit_pipeline.targets.response_record import ResponseRecord
 from audit_pipeline.targets.secrets import redact_reply, target_secrets
 
 MAX_BACKOFF_S = 30.0
 ProgressCallback = Callable[[int, int], None]
-log = logging.getLogger(__name__)
+# The JSON logs' ``component`` is the logger name: kept as ``targets.runner`` from before the
+# module was renamed, so log queries and dashboards keep working.
+log = logging.getLogger("audit_pipeline.targets.runner")
 
 
 def run_suite(

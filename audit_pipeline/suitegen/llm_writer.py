@@ -19,8 +19,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import litellm
 
-from audit_pipeline.assertions.text import find_phrase
-from audit_pipeline.detection.settings import JudgeSettings
+from audit_pipeline.assertions.text_match import find_phrase
+from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.llm.litellm_io import (
     fence,
     fence_rules,
@@ -28,7 +28,7 @@ from audit_pipeline.llm.litellm_io import (
     parse_json_object,
 )
 from audit_pipeline.suitegen.builder import COVERED, Section
-from audit_pipeline.suitegen.catalog import Topic
+from audit_pipeline.suitegen.use_cases import Topic
 
 MAX_FACT_CHARS = 60
 SYSTEM = "You write test prompts for a chatbot audit. Reply with one JSON object and nothing else."

@@ -13,7 +13,7 @@ import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from audit_pipeline.assertions.text import squash, word_set
+from audit_pipeline.assertions.text_match import squash, word_set
 from audit_pipeline.vault.documents import VaultScan
 
 _MIN_CONTAINED = 3  # a squashed label shorter than this ("a", "v2") never matches by containment

@@ -9,15 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from audit_pipeline.claims.claim import ClaimExtractor
 from audit_pipeline.claims.extractor import SentenceClaimExtractor
-from audit_pipeline.claims.llm import LLMClaimExtractor
-from audit_pipeline.claims.model import ClaimExtractor
-from audit_pipeline.detection.settings import DetectionSettings, JudgeSettings
+from audit_pipeline.claims.llm_extractor import LLMClaimExtractor
 from audit_pipeline.embedding import Embedder
+from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.verification.cascade import CascadeVerifier
+from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.verification.judge import LLMJudgeVerifier
 from audit_pipeline.verification.local import LocalVerifier
-from audit_pipeline.verification.model import Verifier
+from audit_pipeline.verification.verdict import Verifier
 
 
 def _litellm_params(judge: JudgeSettings, api_key: str | None) -> dict[str, Any]:

@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from audit_pipeline.assertions import defaults
-from audit_pipeline.assertions.text import phrase_pattern
-from audit_pipeline.targets.config import VaultBotTargetConfig
+from audit_pipeline.assertions.text_match import phrase_pattern
+from audit_pipeline.targets.target_config import VaultBotTargetConfig
 
 # The built-in bot's sentence, read from its config so the two cannot drift apart.
 DEFAULT_FALLBACK_SENTENCE: str = VaultBotTargetConfig.model_fields["fallback_sentence"].default

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from audit_pipeline.evaluation.golden import GoldenSetError
-from audit_pipeline.evaluation.metrics import FIGURES
+from audit_pipeline.evaluation.retrieval_figures import FIGURES
 
 _RATE_FIGURES = ("precision", "recall", "mrr", "abstention_rate")  # hit_precision: newer
 

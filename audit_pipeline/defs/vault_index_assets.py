@@ -1,4 +1,5 @@
-"""Vault assets: files → documents → chunks → LanceDB index (incremental)."""
+"""Vault and index assets (groups `vault` and `index`): files → documents → chunks → LanceDB
+index (incremental)."""
 
 import logging
 from dataclasses import dataclass
@@ -24,7 +25,6 @@ from audit_pipeline.vault.chunking import Chunk, chunk_documents
 from audit_pipeline.vault.documents import VaultScan, scan_vault
 from audit_pipeline.warehouse.vault_tables import write_vault_chunks, write_vault_documents
 
-GROUP = "vault"
 VAULT_LOG = logging.getLogger("audit_pipeline.vault")
 
 
@@ -40,7 +40,7 @@ class IndexState:
 
 
 @asset(
-    group_name=GROUP,
+    group_name="vault",
     kinds={"python", "duckdb"},
     description="Trusted documents read from the vault directory (Markdown and text). "
     "Unreadable, binary, empty and oversized files are skipped with a warning.",
@@ -90,7 +90,7 @@ def vault_documents(
 
 
 @asset(
-    group_name=GROUP,
+    group_name="vault",
     kinds={"python", "duckdb"},
     description="Heading-aware chunks of the vault documents with exact character offsets.",
 )
@@ -120,7 +120,7 @@ def vault_chunks(
 
 
 @asset(
-    group_name=GROUP,
+    group_name="index",
     kinds={"lancedb"},
     description="LanceDB table of chunk text, metadata and all-MiniLM-L6-v2 embeddings with a "
     "native full-text index. Only new or changed chunks are embedded.",

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit_pipeline.evaluation.golden import GoldenQuery
-from audit_pipeline.evaluation.metrics import Figures, QueryResult, summarize
+from audit_pipeline.evaluation.retrieval_figures import Figures, QueryResult, summarize
 from audit_pipeline.index.collections import CollectionPolicy
 from audit_pipeline.index.retrieval import Retriever
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from audit_pipeline.targets.citations import Citation
+from audit_pipeline.targets.cited_sources import Citation
 
 
 @dataclass(frozen=True)

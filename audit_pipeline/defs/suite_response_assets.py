@@ -1,4 +1,5 @@
-"""Prompt suite and target responses: the first two stages of every audit.
+"""Suites and responses assets (groups `suites` and `responses`): the prompt suite and the
+target's responses, the first two stages of every audit.
 
 ``responses`` is partitioned by target (the partition key is the target's name in
 ``audit.yaml``), so the UI shows each audited system's history on its own and the weekly
@@ -24,16 +25,16 @@ from audit_pipeline.defs.resources import (
     VaultIndexResource,
     WarehouseResource,
 )
-from audit_pipeline.defs.vault_assets import IndexState
+from audit_pipeline.defs.vault_index_assets import IndexState
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.suites.fuzz import fuzz_suite, parse_transformations
 from audit_pipeline.suites.loader import load_suite
-from audit_pipeline.suites.model import PromptSuite
+from audit_pipeline.suites.prompt_suite import PromptSuite
 from audit_pipeline.targets.base import close_target
 from audit_pipeline.targets.cache import ResponseCache
 from audit_pipeline.targets.kinds import build_target
 from audit_pipeline.targets.replay import check_recording
-from audit_pipeline.targets.runner import run_suite
+from audit_pipeline.targets.suite_runner import run_suite
 from audit_pipeline.warehouse.audit_tables import (
     AuditRef,
     check_resumable,
@@ -43,7 +44,6 @@ from audit_pipeline.warehouse.audit_tables import (
     write_suite_prompts,
 )
 
-GROUP = "audit"
 PROGRESS_LOG = logging.getLogger("audit_pipeline.progress")
 PROGRESS_LOG.propagate = False  # per-turn ticks are for progress bars, not the JSON log
 
@@ -81,7 +81,7 @@ class ResponsesConfig(Config):
 
 
 @asset(
-    group_name=GROUP,
+    group_name="suites",
     kinds={"python", "duckdb"},
     description="The validated, content-hashed prompt suite (one DuckDB row per turn).",
 )
@@ -112,7 +112,7 @@ def prompt_suite(
 
 def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-untyped-def]
     @asset(
-        group_name=GROUP,
+        group_name="responses",
         kinds={"python", "duckdb"},
         partitions_def=partitions,
         description="Every suite turn sent to the target (partition) — one row per turn, "

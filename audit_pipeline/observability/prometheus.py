@@ -13,8 +13,8 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Gauge, generate_latest, write_to_textfile
 
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.assertions.behavior import is_fallback, is_refusal
-from audit_pipeline.assertions.settings import AssertionSettings
 from audit_pipeline.warehouse.audit_tables import load_response_records
 from audit_pipeline.warehouse.store import Warehouse, or_none
 

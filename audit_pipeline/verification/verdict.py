@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
-from audit_pipeline.claims.model import Claim
+from audit_pipeline.claims.claim import Claim
 from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.llm.usage import LLMUsage
 
