@@ -15,6 +15,7 @@ once.
 """
 
 import json
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from dagster import (
@@ -22,6 +23,7 @@ from dagster import (
     AssetSelection,
     DefaultScheduleStatus,
     DefaultSensorStatus,
+    FreshnessPolicy,
     RunRequest,
     ScheduleDefinition,
     ScheduleEvaluationContext,
@@ -75,6 +77,19 @@ def build_jobs() -> "list[UnresolvedAssetJobDefinition]":
         "(no target calls).",
     )
     return [full_audit, reverify]
+
+
+def weekly_freshness(config: AuditConfig) -> FreshnessPolicy | None:
+    """The freshness check on the weekly audit: ``risk_scores`` older than eight days fails
+    (a week plus a day's grace; warned after seven and a half), so a schedule that stopped, or
+    weekly audits that keep failing, show up in the UI instead of the last result standing
+    silently. None when the weekly audit is off. Evaluated by the daemon (``freshness:`` in
+    ``dagster.yaml``)."""
+    if not config.automation.weekly_audit.enabled:
+        return None
+    return FreshnessPolicy.time_window(
+        fail_window=timedelta(days=8), warn_window=timedelta(days=7, hours=12)
+    )
 
 
 def _status(enabled: bool) -> DefaultSensorStatus:

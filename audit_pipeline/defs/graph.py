@@ -24,6 +24,7 @@ from audit_pipeline.defs.automation import (
     build_suite_sensor,
     build_vault_sensor,
     build_weekly_schedule,
+    weekly_freshness,
 )
 from audit_pipeline.defs.claim_verification_assets import build_claim_verification_assets
 from audit_pipeline.defs.evaluation_assets import EVALUATION_ASSETS, retrieval_eval_job
@@ -56,7 +57,11 @@ def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
         prompt_suite,
         build_responses_asset(partitions),
         *build_claim_verification_assets(partitions),
-        *build_scoring_report_assets(partitions, with_waivers=config.waivers is not None),
+        *build_scoring_report_assets(
+            partitions,
+            with_waivers=config.waivers is not None,
+            freshness=weekly_freshness(config),
+        ),
     ]
 
 

@@ -9,6 +9,7 @@ from dagster import (
     AssetCheckSpec,
     AssetExecutionContext,
     AssetsDefinition,
+    FreshnessPolicy,
     MaterializeResult,
     MetadataValue,
     Output,
@@ -36,9 +37,10 @@ _SEVERITY = {"warn": AssetCheckSeverity.WARN, "error": AssetCheckSeverity.ERROR}
 
 
 def build_scoring_report_assets(  # type: ignore[no-untyped-def]
-    partitions, with_waivers: bool = False
+    partitions, with_waivers: bool = False, freshness: FreshnessPolicy | None = None
 ) -> list[AssetsDefinition]:
-    """``with_waivers`` (a waivers file is configured) adds the ``gate_waivers`` check."""
+    """``with_waivers`` (a waivers file is configured) adds the ``gate_waivers`` check;
+    ``freshness`` is the weekly audit's freshness policy on ``risk_scores``."""
     gates = (*GATES, "waivers") if with_waivers else GATES
 
     @asset(
@@ -97,6 +99,7 @@ def build_scoring_report_assets(  # type: ignore[no-untyped-def]
         group_name="scoring",
         kinds={"python", "duckdb"},
         partitions_def=partitions,
+        freshness_policy=freshness,
         description="Risk per response, per category and per audit, and the deploy / warn / "
         "block decision recorded on the audit.",
         check_specs=[

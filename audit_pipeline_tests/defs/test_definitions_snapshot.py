@@ -48,6 +48,7 @@ def definitions_structure(defs: Definitions) -> dict[str, Any]:
             ),
             "deps": sorted(dep.asset_key.to_user_string() for dep in spec.deps),
             "checks": sorted(checks.get(key, []), key=lambda check: check["name"]),
+            "freshness": None if spec.freshness_policy is None else str(spec.freshness_policy),
         }
     jobs = {
         job.name: {
