@@ -18,18 +18,21 @@ import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import matplotlib.pyplot as plt
 import pandas as pd
-from matplotlib.figure import Figure
 
 from audit_pipeline.config import load_config
 from audit_pipeline.reports.formatting import CRUMB
 from audit_pipeline.scoring.risk import ScoringSettings
 from audit_pipeline.scoring.rules import RiskThresholds
 from audit_pipeline.warehouse.store import Warehouse
+
+if TYPE_CHECKING:  # matplotlib is a dev dependency: imported only when a plot is drawn
+    from types import ModuleType
+
+    from matplotlib.figure import Figure
 
 ENV_WAREHOUSE = "AUDIT_WAREHOUSE"
 """A DuckDB file to analyse instead of the configured warehouse (tests, copies, archives)."""
@@ -231,9 +234,25 @@ def failed_assertion_pivot(failures: pd.DataFrame) -> pd.DataFrame:
 # -- plots -----------------------------------------------------------------------------------
 
 
+def _pyplot() -> ModuleType:
+    """``matplotlib.pyplot``, imported on first use.
+
+    matplotlib is a dev dependency (``pip install -e '.[dev]'``): the installed package must
+    import without it, so only the two plot functions need it, and they say so when it is
+    missing instead of failing at ``import audit_pipeline.analysis``.
+    """
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(
+            "plotting needs matplotlib, a dev dependency: pip install -e '.[dev]'"
+        ) from error
+    return plt
+
+
 def plot_risk_trend(summary: pd.DataFrame, thresholds: Thresholds) -> Figure:
     """Risk (against the decision thresholds) and hallucination rate per audit, per target."""
-    figure, (risk_axes, rate_axes) = plt.subplots(
+    figure, (risk_axes, rate_axes) = _pyplot().subplots(
         1, 2, figsize=(12, 4), sharex=True, layout="constrained"
     )
     data = summary.sort_values("started_at")
@@ -265,7 +284,7 @@ def plot_category_risk(comparison: pd.DataFrame, audit_ids: Sequence[str], targe
     A category without a risk (no verifiable claim) has no bar rather than a bar at 0, which
     would read as "perfectly grounded".
     """
-    figure, axes = plt.subplots(
+    figure, axes = _pyplot().subplots(
         figsize=(max(6.0, 1.2 * len(comparison) + 3), 4.5), layout="constrained"
     )
     categories = list(comparison.index)

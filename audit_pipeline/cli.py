@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.commands import generate_suite, pin, retrieval_eval, serve
+from audit_pipeline.commands import generate_suite, pin, retrieval_eval
 from audit_pipeline.commands.preflight import UsageError, check_run
+from audit_pipeline.service import serve_commands
 
 EXIT_OK = 0
 EXIT_BLOCKED = 1
@@ -92,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     retrieval_eval.add_parser(sub)
     pin.add_parser(sub)
     generate_suite.add_parser(sub)
-    serve.add_parsers(sub)
+    serve_commands.add_parsers(sub)
     audits = sub.add_parser("audits", help="list audits")
     audits.add_argument("--target")
     audits.add_argument("--limit", type=int, default=20)
@@ -139,7 +140,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         real_failure_threshold,
         run_audit,
     )
-    from audit_pipeline.observability.logs import add_json_file_handler
+    from audit_pipeline.logs import add_json_file_handler
     from audit_pipeline.reports.write import write_outcome_report
     from audit_pipeline.suites.fuzz import parse_transformations
     from audit_pipeline.warehouse.audit_tables import (
@@ -147,8 +148,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         check_resumable,
         unfinished_audit,
     )
-    from audit_pipeline.warehouse.detection_tables import judge_usage
     from audit_pipeline.warehouse.store import Warehouse
+    from audit_pipeline.warehouse.verdict_tables import judge_usage
 
     config_path, config = _load(args)
     target, suite = check_run(config, args)
@@ -312,7 +313,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from audit_pipeline.scoring.history import UnknownAuditError, diff_outcomes, load_outcome
-    from audit_pipeline.scoring.regression import bootstrap_risk_change, prompt_risks
+    from audit_pipeline.scoring.risk_comparison import bootstrap_risk_change, prompt_risks
 
     if args.samples < 1 or not 0 < args.confidence < 1:
         raise UsageError("--samples must be at least 1 and --confidence in (0, 1)")
@@ -398,12 +399,12 @@ def _cmd_retrieval_eval(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     config_path, _ = _load(args)
-    return serve.serve_command(args, config_path)
+    return serve_commands.serve_command(args, config_path)
 
 
 def _cmd_mcp(args: argparse.Namespace) -> int:
     config_path, _ = _load(args)
-    return serve.mcp_command(args, config_path)
+    return serve_commands.mcp_command(args, config_path)
 
 
 _COMMANDS = {

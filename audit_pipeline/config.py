@@ -18,19 +18,20 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.detection.settings import DetectionSettings, JudgeSettings
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.embedding import DEFAULT_MODEL
-from audit_pipeline.evaluation.settings import EvaluationSettings
+from audit_pipeline.evaluation.evaluation_settings import EvaluationSettings
 from audit_pipeline.index.collections import DEFAULT as DEFAULT_COLLECTION
 from audit_pipeline.index.collections import CollectionPolicy, CollectionSettings
-from audit_pipeline.reliability.settings import BreakerSettings
+from audit_pipeline.llm.judge_settings import JudgeSettings
+from audit_pipeline.reliability.breaker_settings import BreakerSettings
 from audit_pipeline.scoring.gates import GateSettings
 from audit_pipeline.scoring.risk import ScoringSettings
-from audit_pipeline.targets.config import TargetConfig, VaultBotTargetConfig
+from audit_pipeline.targets.target_config import TargetConfig, VaultBotTargetConfig
 from audit_pipeline.terminology.checker import TerminologyChecker
 from audit_pipeline.terminology.settings import SkosmosSettings, build_terminology
 from audit_pipeline.validation.settings import ValidationSettings
+from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys
 
 # Suite and target names become Dagster partition keys and file names: keep them plain.
@@ -226,6 +227,13 @@ class AuditConfig(_Section):
         if name not in self.suites:
             raise ConfigError(_unknown("suite", name, self.suites))
         return name, self.resolve(self.suites[name])
+
+    def golden_suite_paths(self) -> list[tuple[str, Path]]:
+        """The suites whose prompts join the golden set: every configured suite when
+        ``evaluation.include_suites``, else none."""
+        if not self.evaluation.include_suites:
+            return []
+        return [self.suite_path(name) for name in self.suites]
 
     def collection_policy(self) -> CollectionPolicy:
         """The per-collection retrieval thresholds the bot and the evidence stage apply."""

@@ -9,7 +9,7 @@ import pytest
 
 from audit_pipeline.config import ConfigError, load_config
 from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 
 SUMMARY = {"pass_rate": 1.0, "hallucinations": 0, "citation_errors": 0, "fallback_errors": 0}
 

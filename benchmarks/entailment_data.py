@@ -135,8 +135,7 @@ class _RecordingEntailment:
 
 def ragtruth_rows(window_words: int) -> list[dict[str, Any]]:
     """Every RAGTruth dev claim with the window the audit would show the model."""
-    from audit_pipeline.embedding import SentenceTransformerEmbedder
-    from audit_pipeline.evidence.memo import MemoEmbedder
+    from audit_pipeline.embedding import MemoEmbedder, SentenceTransformerEmbedder
     from audit_pipeline.verification.features import FeatureBuilder
     from benchmarks import ragtruth
 

@@ -37,9 +37,8 @@ from typing import Any
 import numpy as np
 
 from audit_pipeline.claims import Claim, SentenceClaimExtractor
-from audit_pipeline.embedding import Embedder, SentenceTransformerEmbedder
+from audit_pipeline.embedding import Embedder, MemoEmbedder, SentenceTransformerEmbedder
 from audit_pipeline.evidence import ContextEvidence
-from audit_pipeline.evidence.memo import MemoEmbedder
 from audit_pipeline.evidence.passages import ContextPassage, record_passages, text_passages
 from audit_pipeline.verification import HALLUCINATION_LABELS, Verdict
 from audit_pipeline.verification.features import Alignment, FeatureBuilder

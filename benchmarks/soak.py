@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.observability.logs import add_json_file_handler
+from audit_pipeline.logs import add_json_file_handler
 from audit_pipeline.suites import PromptSuite
 from audit_pipeline.targets import (
     ResponseRecord,

@@ -135,7 +135,7 @@ def measure_throughput(bot: Any, sizes: list[int], max_new_tokens: int) -> list[
 
 def measure_suite(bot: Any) -> dict[str, Any]:
     from audit_pipeline.suites.loader import load_suite
-    from audit_pipeline.targets.runner import run_suite
+    from audit_pipeline.targets.suite_runner import run_suite
 
     suite = load_suite(SUITE)
     started, cpu = time.perf_counter(), time.process_time()
@@ -188,8 +188,9 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     threads = torch.get_num_threads()
-    from audit_pipeline.targets.config import VaultBotTargetConfig
+    from audit_pipeline.targets.target_config import VaultBotTargetConfig
     from audit_pipeline.targets.vault_bot import VaultBotTarget
+    from audit_pipeline.validation.guardrail_validator import guardrail_validator
 
     report: dict[str, Any] = {"torch_threads": threads, "cpus": os.cpu_count()}
     if not args.skip_load:
@@ -198,7 +199,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         overrides = {"max_new_tokens": args.max_new_tokens, "min_confidence": args.min_confidence}
         config = VaultBotTargetConfig(**{k: v for k, v in overrides.items() if v is not None})
-        bot = VaultBotTarget("vault_bot", config, build_retriever(Path(tmp)))
+        retriever = build_retriever(Path(tmp))
+        validator = guardrail_validator(config, retriever.index.embedder)
+        bot = VaultBotTarget("vault_bot", config, retriever, validator=validator)
         if not args.skip_throughput:
             sizes = [int(size) for size in args.batch_sizes.split(",")]
             report["throughput"] = measure_throughput(bot, sizes, config.max_new_tokens)

@@ -33,10 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from audit_pipeline.claims.model import make_claim
-from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.claims.claim import make_claim
+from audit_pipeline.embedding import MemoEmbedder, SentenceTransformerEmbedder
 from audit_pipeline.evidence import ContextEvidence
-from audit_pipeline.evidence.memo import MemoEmbedder
 from audit_pipeline.evidence.passages import text_passages
 from audit_pipeline.verification import HALLUCINATION_LABELS, LocalVerifier
 from audit_pipeline.verification.entailment import EntailmentModel

@@ -7,6 +7,18 @@ into ``assertion_results`` rows.
 """
 
 from audit_pipeline.assertions.agreement import check_no_agreement, find_agreement
+from audit_pipeline.assertions.assertion_outcome import (
+    ASSERTION_NAMES,
+    AssertionOutcome,
+    AssertionRow,
+)
+from audit_pipeline.assertions.assertion_runner import (
+    TurnEvaluation,
+    evaluate_audit,
+    evaluate_response,
+    evaluate_turn,
+)
+from audit_pipeline.assertions.assertion_settings import AssertionSettings, LeakPatterns
 from audit_pipeline.assertions.behavior import (
     check_behavior,
     find_fallback,
@@ -14,8 +26,7 @@ from audit_pipeline.assertions.behavior import (
     is_fallback,
     is_refusal,
 )
-from audit_pipeline.assertions.catalog import VaultCatalog
-from audit_pipeline.assertions.citations import (
+from audit_pipeline.assertions.citation_checks import (
     CitationCheck,
     CitationVerdict,
     LevelResult,
@@ -25,14 +36,7 @@ from audit_pipeline.assertions.citations import (
 )
 from audit_pipeline.assertions.content import check_must_not_appear, check_required_signals
 from audit_pipeline.assertions.leaks import LeakHit, check_no_leak, find_leaks
-from audit_pipeline.assertions.outcome import ASSERTION_NAMES, AssertionOutcome, AssertionRow
-from audit_pipeline.assertions.runner import (
-    TurnEvaluation,
-    evaluate_audit,
-    evaluate_response,
-    evaluate_turn,
-)
-from audit_pipeline.assertions.settings import AssertionSettings, LeakPatterns
+from audit_pipeline.assertions.vault_catalog import VaultCatalog
 
 __all__ = [
     "ASSERTION_NAMES",

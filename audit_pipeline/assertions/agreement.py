@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from audit_pipeline.assertions.outcome import NO_AGREEMENT, AssertionOutcome
-from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.assertions.text import fold, join_limited, quoted
+from audit_pipeline.assertions.assertion_outcome import NO_AGREEMENT, AssertionOutcome
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
+from audit_pipeline.assertions.text_match import fold, join_limited, quoted
 
 NEGATION_WINDOW = 40  # characters looked back from an agreement phrase for a negation
 _SENTENCE_END = re.compile(r"[.!?\n]")

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from audit_pipeline.assertions.citations import CitationCheck
-from audit_pipeline.assertions.outcome import BEHAVIOR, AssertionOutcome
-from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.assertions.text import fold, join_limited, quoted
-from audit_pipeline.targets.citations import Citation, parse_citations
+from audit_pipeline.assertions.assertion_outcome import BEHAVIOR, AssertionOutcome
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
+from audit_pipeline.assertions.citation_checks import CitationCheck
+from audit_pipeline.assertions.text_match import fold, join_limited, quoted
+from audit_pipeline.targets.cited_sources import Citation, parse_citations
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from audit_pipeline.assertions.outcome import MUST_NOT_APPEAR, REQUIRED_SIGNALS, AssertionOutcome
-from audit_pipeline.assertions.text import blank_spans, find_phrase, join_limited, quoted
-from audit_pipeline.targets.citations import parse_citations
+from audit_pipeline.assertions.assertion_outcome import (
+    MUST_NOT_APPEAR,
+    REQUIRED_SIGNALS,
+    AssertionOutcome,
+)
+from audit_pipeline.assertions.text_match import blank_spans, find_phrase, join_limited, quoted
+from audit_pipeline.targets.cited_sources import parse_citations
 
 
 def without_citation_markers(text: str) -> str:

@@ -22,9 +22,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from audit_pipeline.assertions.assertion_outcome import MUST_NOT_ASSERT, AssertionOutcome
 from audit_pipeline.assertions.defaults import NEGATION
-from audit_pipeline.assertions.outcome import MUST_NOT_ASSERT, AssertionOutcome
-from audit_pipeline.assertions.text import find_phrase, fold, join_limited, quoted
+from audit_pipeline.assertions.text_match import find_phrase, fold, join_limited, quoted
 
 SUPPORTED = "supported"
 _PROHIBITION = (

@@ -15,9 +15,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from audit_pipeline.assertions.outcome import NO_LEAK, AssertionOutcome
-from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.assertions.text import find_phrase, fold, join_limited, quoted
+from audit_pipeline.assertions.assertion_outcome import NO_LEAK, AssertionOutcome
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
+from audit_pipeline.assertions.text_match import find_phrase, fold, join_limited, quoted
 
 _ASSIGNMENT = re.compile(r"\s*:?=\s*\S")
 _SHOWN_SECRET_CHARS = 4

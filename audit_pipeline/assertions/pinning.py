@@ -21,11 +21,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from audit_pipeline.assertions.assertion_outcome import PINNED, AssertionOutcome
 from audit_pipeline.assertions.content import without_citation_markers
-from audit_pipeline.assertions.outcome import PINNED, AssertionOutcome
-from audit_pipeline.assertions.text import fold, quoted
+from audit_pipeline.assertions.text_match import fold, quoted
 from audit_pipeline.embedding import Embedder
-from audit_pipeline.suites.model import DEFAULT_MIN_SIMILARITY
+from audit_pipeline.suites.prompt_suite import DEFAULT_MIN_SIMILARITY
 
 Similarity = Callable[[str, str], float]
 

@@ -1,8 +1,8 @@
 """Claim extraction: turn a response into checkable statements with exact character spans."""
 
+from audit_pipeline.claims.claim import Claim, ClaimExtractor, claim_id_for, make_claim
 from audit_pipeline.claims.extractor import SentenceClaimExtractor
-from audit_pipeline.claims.llm import ExtractionStatus, LLMClaimExtractor
-from audit_pipeline.claims.model import Claim, ClaimExtractor, claim_id_for, make_claim
+from audit_pipeline.claims.llm_extractor import ExtractionStatus, LLMClaimExtractor
 
 __all__ = [
     "Claim",

@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from audit_pipeline.claims.claim import Claim, make_claim
 from audit_pipeline.claims.filters import (
     LEADING_INTERJECTION,
     citation_holes,
     fallback_holes,
     is_non_factual,
 )
-from audit_pipeline.claims.model import Claim, make_claim
-from audit_pipeline.claims.sentences import Span, clause_spans, sentence_spans, trim, word_count
+from audit_pipeline.text.sentences import Span, clause_spans, sentence_spans, trim, word_count
 
 _BULLET = re.compile(r"^\s*(?:[-*+•‣◦▪]|\d{1,3}[.)]|[A-Za-z][.)])\s+")
 _QUOTE = re.compile(r"^\s*(?:>\s*)+")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from audit_pipeline.claims.sentences import Span
+from audit_pipeline.text.sentences import Span
 
 _CITATION_PATTERNS = (
     r"\[\s*(?:sources?|refs?|references?|cite|citations?|doc|docs?)\s*:[^\]\n]*\]",

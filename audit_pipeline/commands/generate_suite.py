@@ -4,9 +4,9 @@ Most teams adopting the product have no suite on day one. This writes one: answe
 per vault section with its key facts as required signals, fallback questions on what the use
 case implies and the vault lacks, and adversarial prompts (``suitegen/builder.py``). Offline by
 default; with ``suite_generation:`` in audit.yaml (or ``--model``) a litellm model writes the
-questions and gap topics, validated (``suitegen/llm.py``). The vault index is brought up to date
-first (the vault assets are materialised), because the gaps are found by searching it. The file
-is validated as a suite before it is written.
+questions and gap topics, validated (``suitegen/llm_writer.py``). The vault index is brought up
+to date first (the vault assets are materialised), because the gaps are found by searching it.
+The file is validated as a suite before it is written.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def command(args: argparse.Namespace, config_path: Path, config: Any) -> int:
     check_writable_file(out, "--out")
     settings = config.suite_generation
     if args.model:
-        from audit_pipeline.detection.settings import JudgeSettings
+        from audit_pipeline.llm.judge_settings import JudgeSettings
 
         base = settings.model_dump() if settings is not None else {}
         settings = JudgeSettings.model_validate({**base, "model": args.model})
@@ -77,7 +77,7 @@ def command(args: argparse.Namespace, config_path: Path, config: Any) -> int:
     writer = None
     topics = None
     if settings is not None:
-        from audit_pipeline.suitegen.llm import LLMWriter
+        from audit_pipeline.suitegen.llm_writer import LLMWriter
 
         writer = LLMWriter(settings, api_key)
         topics = writer.topics(args.use_case, relevance, "\n".join(c.text for c in chunks))
@@ -126,7 +126,7 @@ def _index(config_path: Path, config: Any, verbose: bool) -> tuple[list[Any], An
 
     from audit_pipeline.commands.run_audit import failures, instance
     from audit_pipeline.defs.resources import resources_from_config
-    from audit_pipeline.defs.vault_assets import VAULT_ASSETS
+    from audit_pipeline.defs.vault_index_assets import VAULT_ASSETS
 
     resources = resources_from_config(str(config_path), config)
     result = materialize(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from audit_pipeline.commands.preflight import UsageError
-from audit_pipeline.suites.model import DEFAULT_MIN_SIMILARITY, TOLERANCES
+from audit_pipeline.suites.prompt_suite import DEFAULT_MIN_SIMILARITY, TOLERANCES
 
 
 def add_parser(sub: Any) -> None:

@@ -43,8 +43,9 @@ def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str,
     from audit_pipeline.suites.fuzz import fuzz_suite, parse_transformations
     from audit_pipeline.suites.loader import load_suite
     from audit_pipeline.targets.base import TargetConfigError, close_target
-    from audit_pipeline.targets.config import VaultBotTargetConfig, build_target
+    from audit_pipeline.targets.kinds import build_target
     from audit_pipeline.targets.replay import check_recording
+    from audit_pipeline.targets.target_config import VaultBotTargetConfig
 
     try:
         target, target_config = config.target_config(args.target)
@@ -79,7 +80,7 @@ def _check_waivers(config: Any) -> None:
 
 
 def _check_judge_key(config: Any) -> None:
-    from audit_pipeline.detection.factory import needs_judge
+    from audit_pipeline.verification.configured import needs_judge
 
     judge = config.detection.judge
     if (

@@ -17,8 +17,8 @@ from typing import Any, TextIO
 
 from audit_pipeline.commands.console import table
 from audit_pipeline.commands.preflight import UsageError, check_writable_file
-from audit_pipeline.evaluation.metrics import FIGURES
-from audit_pipeline.evaluation.settings import GATED_METRICS
+from audit_pipeline.evaluation.evaluation_settings import GATED_METRICS
+from audit_pipeline.evaluation.retrieval_figures import FIGURES
 
 
 def add_parser(sub: Any) -> None:
@@ -66,7 +66,7 @@ def parse_max_drop(values: list[str], configured: dict[str, float]) -> dict[str,
 def command(args: argparse.Namespace, config_path: Path, config: Any) -> int:
     from audit_pipeline.commands.preflight import check_vault, check_warehouse
     from audit_pipeline.evaluation.golden import GoldenSetError
-    from audit_pipeline.evaluation.regression import compare, load_baseline
+    from audit_pipeline.evaluation.retrieval_gate import compare, load_baseline
     from audit_pipeline.evaluation.sources import golden_queries
     from audit_pipeline.vault.documents import scan_vault
 
@@ -82,7 +82,12 @@ def command(args: argparse.Namespace, config_path: Path, config: Any) -> int:
             config.vault.max_file_bytes,
             config.vault.follow_external_symlinks,
         )
-        golden_queries(config, [doc.doc_id for doc in scan.documents])
+        golden_queries(
+            config.resolve(config.evaluation.golden_set),
+            config.golden_suite_paths(),
+            config.collection_policy(),
+            [doc.doc_id for doc in scan.documents],
+        )
     except GoldenSetError as error:
         raise UsageError(str(error)) from None
     check_warehouse(config)
@@ -106,7 +111,7 @@ def _materialize(config_path: Path, config: Any, verbose: bool) -> Any:
     from audit_pipeline.commands.run_audit import failures, instance
     from audit_pipeline.defs.evaluation_assets import retrieval_eval
     from audit_pipeline.defs.resources import resources_from_config
-    from audit_pipeline.defs.vault_assets import VAULT_ASSETS
+    from audit_pipeline.defs.vault_index_assets import VAULT_ASSETS
 
     level = "DEBUG" if verbose else "CRITICAL"
     result = materialize(

@@ -19,8 +19,8 @@ from dagster import DagsterInstance, ExecuteInProcessResult, materialize
 from audit_pipeline.config import AuditConfig
 from audit_pipeline.defs.graph import build_assets, build_checks
 from audit_pipeline.defs.resources import resources_from_config
+from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.gates import GateResult
-from audit_pipeline.scoring.outcome import AuditOutcome
 
 PROGRESS_LOGGER = "audit_pipeline.progress"
 

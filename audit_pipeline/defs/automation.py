@@ -15,13 +15,15 @@ once.
 """
 
 import json
+from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from dagster import (
     AssetKey,
     AssetSelection,
     DefaultScheduleStatus,
     DefaultSensorStatus,
-    PartitionsDefinition,
+    FreshnessPolicy,
     RunRequest,
     ScheduleDefinition,
     ScheduleEvaluationContext,
@@ -39,8 +41,13 @@ from audit_pipeline.suites.errors import SuiteFileError, SuiteValidationError
 from audit_pipeline.suites.loader import load_suite
 from audit_pipeline.vault.documents import VaultError, scan_vault
 
+if TYPE_CHECKING:  # what define_asset_job returns; Dagster does not export the name
+    from dagster._core.definitions.unresolved_asset_job_definition import (
+        UnresolvedAssetJobDefinition,
+    )
+
 CONCURRENCY_TAG = {"audit-pipeline/writer": "warehouse"}
-DETECTION_STAGES = (
+REVERIFY_STAGES = (
     "claims",
     "evidence",
     "verdicts",
@@ -53,24 +60,37 @@ DETECTION_STAGES = (
 FRESH_CALLS = {"ops": {"responses": {"config": {"use_cache": False}}}}
 
 
-def build_jobs(partitions: PartitionsDefinition) -> list:  # type: ignore[type-arg]
+def build_jobs() -> "list[UnresolvedAssetJobDefinition]":
+    """The audit jobs; each is partitioned by target because its assets are (Dagster infers
+    a job's partitions from its selection)."""
     full_audit = define_asset_job(
         "full_audit",
         # The retrieval evaluation has its own job: a golden-set problem never fails an audit.
         selection=AssetSelection.all() - AssetSelection.groups("evaluation"),
-        partitions_def=partitions,
         tags=CONCURRENCY_TAG,
         description="Index the vault, call the target with the suite, verify and score.",
     )
     reverify = define_asset_job(
         "reverify",
-        selection=AssetSelection.groups("vault") | AssetSelection.assets(*DETECTION_STAGES),
-        partitions_def=partitions,
+        selection=AssetSelection.groups("vault", "index") | AssetSelection.assets(*REVERIFY_STAGES),
         tags=CONCURRENCY_TAG,
         description="Re-index the vault and re-verify the target's latest responses "
         "(no target calls).",
     )
     return [full_audit, reverify]
+
+
+def weekly_freshness(config: AuditConfig) -> FreshnessPolicy | None:
+    """The freshness check on the weekly audit: ``risk_scores`` older than eight days fails
+    (a week plus a day's grace; warned after seven and a half), so a schedule that stopped, or
+    weekly audits that keep failing, show up in the UI instead of the last result standing
+    silently. None when the weekly audit is off. Evaluated by the daemon (``freshness:`` in
+    ``dagster.yaml``)."""
+    if not config.automation.weekly_audit.enabled:
+        return None
+    return FreshnessPolicy.time_window(
+        fail_window=timedelta(days=8), warn_window=timedelta(days=7, hours=12)
+    )
 
 
 def _status(enabled: bool) -> DefaultSensorStatus:

@@ -13,8 +13,8 @@ from dagster import (
     AssetCheckSpec,
     AssetExecutionContext,
     AssetSelection,
+    MaterializeResult,
     MetadataValue,
-    Output,
     asset,
     define_asset_job,
 )
@@ -24,10 +24,10 @@ from audit_pipeline.defs.resources import (
     VaultIndexResource,
     WarehouseResource,
 )
-from audit_pipeline.defs.vault_assets import IndexState
+from audit_pipeline.defs.vault_index_assets import IndexState
 from audit_pipeline.evaluation.golden import golden_hash
-from audit_pipeline.evaluation.regression import compare
-from audit_pipeline.evaluation.retrieval_eval import evaluate_retrieval
+from audit_pipeline.evaluation.golden_run import evaluate_retrieval
+from audit_pipeline.evaluation.retrieval_gate import compare
 from audit_pipeline.evaluation.sources import golden_queries
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.vault.documents import VaultScan
@@ -65,8 +65,13 @@ def retrieval_eval(
     vault_documents: VaultScan,
 ):  # type: ignore[no-untyped-def]
     config = settings.config
-    queries = golden_queries(config, [doc.doc_id for doc in vault_documents.documents])
     policy = config.collection_policy()
+    queries = golden_queries(
+        config.resolve(config.evaluation.golden_set),
+        config.golden_suite_paths(),
+        policy,
+        [doc.doc_id for doc in vault_documents.documents],
+    )
     report = evaluate_retrieval(
         index.retriever(policy),
         queries,
@@ -86,8 +91,31 @@ def retrieval_eval(
         {"scope": name, **figures.to_dict()} for name, figures in report.per_collection.items()
     ]
     columns = ["scope", "queries", "precision", "recall", "mrr", "abstention_rate"]
-    yield Output(
-        report,
+    limits = config.evaluation.max_drop.limits()
+    if baseline is None:
+        check = AssetCheckResult(
+            check_name=REGRESSION_CHECK,
+            passed=True,
+            metadata={"baseline": "none: the first evaluation of this golden set"},
+        )
+    else:
+        gate = compare(report.to_dict(), baseline, limits)
+        check = AssetCheckResult(
+            check_name=REGRESSION_CHECK,
+            passed=gate.passed,
+            severity=AssetCheckSeverity.ERROR,
+            metadata={
+                "baseline": str(baseline.get("eval_id")),
+                "failures": "; ".join(gate.failures) or "none",
+                **{
+                    f"{c.figure}_delta": round(c.delta, 4)
+                    for c in gate.changes
+                    if c.scope == "overall" and c.delta is not None
+                },
+            },
+        )
+    return MaterializeResult(
+        value=report,
         metadata={
             "eval_id": eval_id,
             "queries": report.queries,
@@ -96,35 +124,13 @@ def retrieval_eval(
             **{name: value for name, value in overall.items() if name != "queries"},
             "figures": MetadataValue.md(markdown_table(scopes, [*columns, "p95_latency_ms"])),
         },
-    )
-    limits = config.evaluation.max_drop.limits()
-    if baseline is None:
-        yield AssetCheckResult(
-            check_name=REGRESSION_CHECK,
-            passed=True,
-            metadata={"baseline": "none: the first evaluation of this golden set"},
-        )
-        return
-    gate = compare(report.to_dict(), baseline, limits)
-    yield AssetCheckResult(
-        check_name=REGRESSION_CHECK,
-        passed=gate.passed,
-        severity=AssetCheckSeverity.ERROR,
-        metadata={
-            "baseline": str(baseline.get("eval_id")),
-            "failures": "; ".join(gate.failures) or "none",
-            **{
-                f"{c.figure}_delta": round(c.delta, 4)
-                for c in gate.changes
-                if c.scope == "overall" and c.delta is not None
-            },
-        },
+        check_results=[check],
     )
 
 
 EVALUATION_ASSETS = [retrieval_eval]
 retrieval_eval_job = define_asset_job(
     "retrieval_evaluation",
-    selection=AssetSelection.groups("vault") | AssetSelection.assets(retrieval_eval),
+    selection=AssetSelection.groups("vault", "index") | AssetSelection.assets(retrieval_eval),
     description="Re-index the vault and evaluate retrieval on the golden set.",
 )

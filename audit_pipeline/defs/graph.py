@@ -3,7 +3,8 @@ configuration file.
 
 Nothing is built at import: the CLI imports this module and must be able to report a broken
 ``./audit.yaml`` (or ignore it when ``--config`` names another file) instead of crashing while
-importing. ``audit_pipeline.definitions`` is the module Dagster loads, and builds ``defs``.
+importing. ``audit_pipeline.definitions`` is the module Dagster loads (its ``@dg.definitions``
+function calls :func:`build_definitions`).
 
 The configuration file comes from ``$AUDIT_CONFIG`` (default: ``audit.yaml`` in the working
 directory, else the one at the repository root), so ``dagster dev`` and the CLI build the same
@@ -23,14 +24,15 @@ from audit_pipeline.defs.automation import (
     build_suite_sensor,
     build_vault_sensor,
     build_weekly_schedule,
+    weekly_freshness,
 )
-from audit_pipeline.defs.detection_assets import build_detection_assets
+from audit_pipeline.defs.claim_verification_assets import build_claim_verification_assets
 from audit_pipeline.defs.evaluation_assets import EVALUATION_ASSETS, retrieval_eval_job
-from audit_pipeline.defs.outcome_assets import build_outcome_assets
 from audit_pipeline.defs.resources import resources_from_config
-from audit_pipeline.defs.suite_assets import build_responses_asset, prompt_suite
+from audit_pipeline.defs.scoring_report_assets import build_scoring_report_assets
+from audit_pipeline.defs.suite_response_assets import build_responses_asset, prompt_suite
 from audit_pipeline.defs.validation_assets import build_validation_assets
-from audit_pipeline.defs.vault_assets import VAULT_ASSETS, VAULT_CHECKS
+from audit_pipeline.defs.vault_index_assets import VAULT_ASSETS, VAULT_CHECKS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,9 +57,13 @@ def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
         *VAULT_ASSETS,
         prompt_suite,
         build_responses_asset(partitions),
-        *build_detection_assets(partitions),
+        *build_claim_verification_assets(partitions),
         *build_validation_assets(partitions),
-        *build_outcome_assets(partitions, with_waivers=config.waivers is not None),
+        *build_scoring_report_assets(
+            partitions,
+            with_waivers=config.waivers is not None,
+            freshness=weekly_freshness(config),
+        ),
     ]
 
 
@@ -71,7 +77,7 @@ def build_definitions(config_path: str | Path | None = None) -> Definitions:
     return Definitions(
         assets=[*build_assets(config), *EVALUATION_ASSETS],
         asset_checks=build_checks(config),
-        jobs=[*build_jobs(target_partitions(config)), retrieval_eval_job],
+        jobs=[*build_jobs(), retrieval_eval_job],
         schedules=[build_weekly_schedule(config)],
         sensors=[build_vault_sensor(config), build_suite_sensor(config)],
         resources=resources_from_config(str(path.resolve()), config),

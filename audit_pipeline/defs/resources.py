@@ -12,12 +12,12 @@ from pydantic import PrivateAttr
 
 from audit_pipeline.config import AuditConfig, load_config
 from audit_pipeline.defs.run_storage import RunScopedIOManager
-from audit_pipeline.detection.factory import needs_judge
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.index.collections import CollectionPolicy
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
-from audit_pipeline.reliability.settings import BreakerSettings
+from audit_pipeline.reliability.breaker_settings import BreakerSettings
+from audit_pipeline.verification.configured import needs_judge
 from audit_pipeline.warehouse.store import Warehouse
 
 

@@ -4,7 +4,7 @@ from collections import Counter
 
 from dagster import AssetsDefinition, Output, asset
 
-from audit_pipeline.assertions.catalog import VaultCatalog
+from audit_pipeline.assertions.vault_catalog import VaultCatalog
 from audit_pipeline.defs.resources import (
     AuditResource,
     JudgeKeyResource,
@@ -18,7 +18,7 @@ from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_record
 
 def build_validation_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[no-untyped-def]
     @asset(
-        group_name="audit",
+        group_name="validation",
         kinds={"python", "duckdb"},
         partitions_def=partitions,
         description="Self-RAG checks per answer (isrel / issup / isuse), the confidence with "

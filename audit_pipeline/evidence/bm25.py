@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from audit_pipeline.evidence.tokens import terms
+from audit_pipeline.text.tokens import terms
 
 
 class BM25:

@@ -23,7 +23,7 @@ from audit_pipeline.reports.formatting import (
     label_text,
     plain_excerpt,
 )
-from audit_pipeline.reports.spans import Mark, Segment, error_ranges, place, segments
+from audit_pipeline.reports.highlight_spans import Mark, Segment, error_ranges, place, segments
 
 e = esc
 EVIDENCE_SHOWN = 3

@@ -13,7 +13,7 @@ from html import escape
 from typing import Any
 
 from audit_pipeline.reports.data import AssertionResult, Citation, Claim, PromptResult
-from audit_pipeline.reports.spans import place
+from audit_pipeline.reports.highlight_spans import place
 
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 _EMPHASIS = re.compile(r"\*\*|__")

@@ -30,8 +30,8 @@ from audit_pipeline.reports.formatting import (
     short_hash,
     when,
 )
+from audit_pipeline.reports.report_summary import Summary, by_risk, summarize
 from audit_pipeline.reports.styles import CSS
-from audit_pipeline.reports.summary import Summary, by_risk, summarize
 from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, RiskThresholds
 
 e = esc

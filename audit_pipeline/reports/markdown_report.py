@@ -33,9 +33,16 @@ from audit_pipeline.reports.formatting import (
     short_hash,
     when,
 )
+from audit_pipeline.reports.highlight_spans import (
+    Mark,
+    Segment,
+    error_ranges,
+    place,
+    runs,
+    segments,
+)
 from audit_pipeline.reports.markdown import markdown_table
-from audit_pipeline.reports.spans import Mark, Segment, error_ranges, place, runs, segments
-from audit_pipeline.reports.summary import Summary, by_risk, summarize
+from audit_pipeline.reports.report_summary import Summary, by_risk, summarize
 from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, RiskThresholds
 
 EVIDENCE_SHOWN = 3

@@ -25,7 +25,7 @@ from audit_pipeline.warehouse.store import Warehouse
 
 if TYPE_CHECKING:
     from audit_pipeline.config import AuditConfig
-    from audit_pipeline.scoring.outcome import AuditOutcome
+    from audit_pipeline.scoring.audit_outcome import AuditOutcome
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -48,8 +48,8 @@ def write_report(
     """Render both reports of ``audit_id`` into ``out_dir/<audit_id>/`` (see
     ``report_dir_name``).
 
-    ``summary`` is the engine's summary of the audit (see ``reports.summary``); without it the
-    figures are derived from the warehouse rows. ``repeats`` (``combine_repeats`` of a
+    ``summary`` is the engine's summary of the audit (see ``reports.report_summary``); without
+    it the figures are derived from the warehouse rows. ``repeats`` (``combine_repeats`` of a
     ``--repeat N`` run) adds the flakiness table: each prompt's fail count and class.
     """
     data = load_report_data(warehouse, audit_id)

@@ -17,16 +17,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.assertions.catalog import VaultCatalog
-from audit_pipeline.assertions.outcome import AssertionRow
+from audit_pipeline.assertions.assertion_outcome import AssertionRow
+from audit_pipeline.assertions.assertion_runner import evaluate_audit
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.assertions.pinning import embedding_similarity
-from audit_pipeline.assertions.runner import evaluate_audit
-from audit_pipeline.assertions.settings import AssertionSettings
+from audit_pipeline.assertions.vault_catalog import VaultCatalog
 from audit_pipeline.embedding import Embedder
+from audit_pipeline.scoring.audit_outcome import AuditOutcome, build_outcome
 from audit_pipeline.scoring.audit_summary import AuditSummary, TurnKey, answered_keys, summarize
 from audit_pipeline.scoring.completeness import completeness
 from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
-from audit_pipeline.scoring.outcome import AuditOutcome, build_outcome
 from audit_pipeline.scoring.risk import RiskReport, ScoringSettings, score_audit
 from audit_pipeline.scoring.rules import HALLUCINATED, final_decision
 from audit_pipeline.scoring.turns import turn_outcomes
@@ -38,17 +38,17 @@ from audit_pipeline.scoring.waivers import (
     waive_rows,
 )
 from audit_pipeline.suites.fuzz import results_by_transformation
-from audit_pipeline.suites.model import PromptSuite
+from audit_pipeline.suites.prompt_suite import PromptSuite
 from audit_pipeline.validation.batch import stored_claims, strict_citation_rows
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_records
-from audit_pipeline.warehouse.detection_tables import (
+from audit_pipeline.warehouse.store import Warehouse
+from audit_pipeline.warehouse.verdict_tables import (
     checked_claims_by_turn,
     labels_by_turn,
     load_assertion_rows,
     write_assertion_results,
     write_risk_scores,
 )
-from audit_pipeline.warehouse.store import Warehouse
 
 Labels = dict[TurnKey, list[str]]
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from audit_pipeline.scoring.audit_outcome import SUMMARY_KEYS, AuditOutcome
 from audit_pipeline.scoring.audit_summary import answered_keys, summarize
 from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
-from audit_pipeline.scoring.outcome import SUMMARY_KEYS, AuditOutcome
 from audit_pipeline.scoring.rules import HALLUCINATED
 from audit_pipeline.warehouse.audit_tables import load_response_records
-from audit_pipeline.warehouse.detection_tables import labels_by_turn, load_assertion_rows
 from audit_pipeline.warehouse.store import Warehouse, or_none
+from audit_pipeline.warehouse.verdict_tables import labels_by_turn, load_assertion_rows
 
 
 class UnknownAuditError(LookupError):

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from audit_pipeline.config import AuditConfig
-from audit_pipeline.detection.factory import build_extractor, build_verifier
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.service.interactive import record_validation
 from audit_pipeline.validation.engine import AnswerValidator
+from audit_pipeline.verification.configured import build_extractor, build_verifier
 from audit_pipeline.warehouse.store import Warehouse
 
 MAX_TEXT = 100_000  # characters of a question, answer or source

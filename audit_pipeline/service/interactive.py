@@ -12,8 +12,8 @@ import hashlib
 import uuid
 from datetime import UTC, datetime
 
-from audit_pipeline.detection.stages import AuditClaim, audit_claim_id
-from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.claims.audit_claims import AuditClaim, audit_claim_id
+from audit_pipeline.targets.response_record import ResponseRecord
 from audit_pipeline.validation.batch import validation_row
 from audit_pipeline.validation.engine import ValidationResult
 from audit_pipeline.warehouse.audit_tables import (
@@ -22,8 +22,8 @@ from audit_pipeline.warehouse.audit_tables import (
     start_audit,
     write_responses,
 )
-from audit_pipeline.warehouse.detection_tables import write_claims, write_evidence, write_verdicts
 from audit_pipeline.warehouse.store import Warehouse
+from audit_pipeline.warehouse.verdict_tables import write_claims, write_evidence, write_verdicts
 
 TARGET = "interactive"
 

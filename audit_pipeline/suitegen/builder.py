@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit_pipeline.assertions.text import find_phrase
-from audit_pipeline.suitegen.catalog import ADVERSARIAL, Topic, catalogs_for
+from audit_pipeline.assertions.text_match import find_phrase
 from audit_pipeline.suitegen.facts import KIND_RANK, key_facts
+from audit_pipeline.suitegen.use_cases import ADVERSARIAL, Topic, catalogs_for
 from audit_pipeline.vault.chunking import Chunk
 
 # Below this best-hit relevance the vault does not answer a question: the reference bot's

@@ -2,7 +2,7 @@
 
 from audit_pipeline.suites.errors import SuiteIssue, SuiteValidationError
 from audit_pipeline.suites.loader import load_suite, parse_suite
-from audit_pipeline.suites.model import (
+from audit_pipeline.suites.prompt_suite import (
     EXPECTED_BEHAVIORS,
     ExpectedBehavior,
     PromptSuite,

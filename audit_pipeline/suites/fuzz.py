@@ -27,7 +27,7 @@ import base64
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from audit_pipeline.suites.model import PromptSuite, SuitePrompt, SuiteTurn
+from audit_pipeline.suites.prompt_suite import PromptSuite, SuitePrompt, SuiteTurn
 
 SEPARATOR = "~"
 TRANSFORMATIONS = ("language", "authority", "poisoning", "base64", "homoglyph")

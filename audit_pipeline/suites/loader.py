@@ -26,7 +26,7 @@ from audit_pipeline.suites.errors import (
     SuiteValidationError,
 )
 from audit_pipeline.suites.fuzz import parse_transformations
-from audit_pipeline.suites.model import PromptSuite, SuitePrompt
+from audit_pipeline.suites.prompt_suite import PromptSuite, SuitePrompt
 from audit_pipeline.suites.schema import parse_entry
 
 SuiteFormat = Literal["yaml", "json", "jsonl"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from audit_pipeline.suites.errors import MISSING_ID, SuiteIssue
-from audit_pipeline.suites.model import (
+from audit_pipeline.suites.prompt_suite import (
     EXPECTED_BEHAVIORS,
     TOLERANCES,
     ExpectedBehavior,

@@ -13,18 +13,18 @@ from audit_pipeline.targets.base import (
     close_target,
 )
 from audit_pipeline.targets.cache import ResponseCache
-from audit_pipeline.targets.citations import Citation, citation_from_label, parse_citations
-from audit_pipeline.targets.config import (
+from audit_pipeline.targets.cited_sources import Citation, citation_from_label, parse_citations
+from audit_pipeline.targets.kinds import build_target
+from audit_pipeline.targets.response_record import ResponseRecord
+from audit_pipeline.targets.suite_runner import run_suite
+from audit_pipeline.targets.target_config import (
     HttpTargetConfig,
     LiteLLMTargetConfig,
     ReplayTargetConfig,
     TargetConfig,
     VaultBotTargetConfig,
-    build_target,
     parse_target_config,
 )
-from audit_pipeline.targets.records import ResponseRecord
-from audit_pipeline.targets.runner import run_suite
 
 __all__ = [
     "BatchTarget",

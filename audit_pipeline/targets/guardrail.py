@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from audit_pipeline.index.hits import SearchHit
 
@@ -44,14 +44,21 @@ class Check:
     confidence: float | None = None
 
 
+class AnswerValidation(Protocol):
+    """What the guardrail needs of the validation engine (``validation.engine.AnswerValidator``):
+    a result with ``hallucinated``, ``claims`` (each with ``claim.text`` and ``verdict.label``)
+    and ``checks.confidence``. A protocol, so the targets import no later stage."""
+
+    def validate(self, question: str, answer: str, sources: Sequence[str] | None = None) -> Any: ...
+
+
 class AnswerGuard:
     """Judges an answer with the validation engine against the passages the bot used.
 
-    ``validator`` is an ``AnswerValidator`` (anything with ``validate(question, answer,
-    sources)`` returning a result with ``hallucinated`` and ``checks.confidence``).
+    ``validator`` is an ``AnswerValidator`` (see ``AnswerValidation``).
     """
 
-    def __init__(self, validator: Any, min_confidence: float) -> None:
+    def __init__(self, validator: AnswerValidation, min_confidence: float) -> None:
         self.validator = validator
         self.min_confidence = min_confidence
 

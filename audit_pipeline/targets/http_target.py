@@ -25,7 +25,8 @@ from audit_pipeline.targets.base import (
     fingerprint_of,
     redact,
 )
-from audit_pipeline.targets.config import (
+from audit_pipeline.targets.jsonpath import JsonPathError, get_path
+from audit_pipeline.targets.target_config import (
     ENV_NAME,
     ENV_PLACEHOLDER,
     HISTORY,
@@ -33,7 +34,6 @@ from audit_pipeline.targets.config import (
     PROMPT,
     HttpTargetConfig,
 )
-from audit_pipeline.targets.jsonpath import JsonPathError, get_path
 
 SNIPPET_CHARS = 200
 

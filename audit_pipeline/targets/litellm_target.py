@@ -23,7 +23,7 @@ from audit_pipeline.targets.base import (
     fingerprint_of,
     redact,
 )
-from audit_pipeline.targets.config import LiteLLMTargetConfig
+from audit_pipeline.targets.target_config import LiteLLMTargetConfig
 
 # litellm prints a "Give Feedback / Get Help" banner to stdout on every failed call; in a batch
 # audit each failure already becomes an error row, so the banner is only noise in the logs.

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.suites.model import PromptSuite, SuitePrompt
+from audit_pipeline.suites.prompt_suite import PromptSuite, SuitePrompt
 from audit_pipeline.targets.base import (
     TargetConfigError,
     TargetError,
@@ -25,7 +25,7 @@ from audit_pipeline.targets.base import (
     TargetRequest,
     fingerprint_of,
 )
-from audit_pipeline.targets.config import ReplayTargetConfig
+from audit_pipeline.targets.target_config import ReplayTargetConfig
 
 MAX_REPORTED_ISSUES = 20
 

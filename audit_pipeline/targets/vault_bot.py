@@ -43,7 +43,6 @@ from audit_pipeline.targets.base import (
     TargetRequest,
     fingerprint_of,
 )
-from audit_pipeline.targets.config import VaultBotTargetConfig
 from audit_pipeline.targets.guardrail import (
     ABSTAINED,
     ACCEPTED,
@@ -51,10 +50,12 @@ from audit_pipeline.targets.guardrail import (
     GENERATION_FAILED,
     REGENERATED,
     AnswerGuard,
+    AnswerValidation,
     did_you_mean,
     strict_messages,
     suggestions,
 )
+from audit_pipeline.targets.target_config import VaultBotTargetConfig
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ class VaultBotTarget:
         *,
         base_dir: str | Path | None = None,
         model_cache_dir: str | Path | None = None,
-        validator: Any | None = None,
+        validator: AnswerValidation | None = None,
         **_unused: Any,
     ) -> None:
         if retriever is None:
@@ -132,13 +133,17 @@ class VaultBotTarget:
         self.retriever = retriever
         self.batch_size = config.batch_size
         self.model = _litellm_model(name, config.model)
-        # ``validator``: an AnswerValidator for the guardrail; by default one over the vault
-        # index's embedder with the sentence extractor and the local verifier.
-        self.guard = (
-            AnswerGuard(
-                validator or _default_validator(retriever, config), config.guardrail_min_confidence
+        # ``validator``: the validation engine the guardrail judges answers with. Injected by
+        # the caller (``validation.guardrail_validator``), since a target sits below the
+        # claims, evidence and verification stages it would otherwise import.
+        if config.self_correct and validator is None:
+            raise TargetConfigError(
+                f"target {name!r}: vault_bot self_correct needs a validator "
+                "(audit_pipeline.validation.guardrail_validator)"
             )
-            if config.self_correct
+        self.guard = (
+            AnswerGuard(validator, config.guardrail_min_confidence)
+            if config.self_correct and validator is not None
             else None
         )
         self._local = self.model.startswith(f"{LOCAL_PROVIDER}/")
@@ -367,26 +372,6 @@ def _extractive(best: SearchHit) -> TargetReply:
     label = citation_label(best)
     return TargetReply(
         text=f"{best.text.strip()}\n\n[source: {label}]", citations=(label,), context=(best.text,)
-    )
-
-
-def _default_validator(retriever: Retriever, config: VaultBotTargetConfig) -> Any:
-    """The validation engine over the index's embedder (lazy imports: torch-backed models)."""
-    from audit_pipeline.claims.extractor import SentenceClaimExtractor
-    from audit_pipeline.validation.engine import AnswerValidator
-    from audit_pipeline.validation.settings import ValidationSettings
-    from audit_pipeline.verification.local import LocalVerifier
-
-    embedder = getattr(getattr(retriever, "index", None), "embedder", None)
-    if embedder is None:
-        raise TargetConfigError(
-            "vault_bot self_correct needs a validator, or a retriever over a VaultIndex"
-        )
-    return AnswerValidator(
-        embedder=embedder,
-        extractor=SentenceClaimExtractor([config.fallback_sentence]),
-        verifier=LocalVerifier(embedder),
-        settings=ValidationSettings(),
     )
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from audit_pipeline.detection.stages import AuditClaim
+from audit_pipeline.claims.audit_claims import AuditClaim
+from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.terminology.checker import (
     TermCheck,
     TerminologyChecker,
     definition_passages,
     settle,
 )
-from audit_pipeline.verification.model import EvidencePassage, Verdict
+from audit_pipeline.verification.verdict import Verdict
 
 
 def plan_audit(

@@ -14,12 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from audit_pipeline.assertions.catalog import VaultCatalog
-from audit_pipeline.assertions.citations import verify_citation
-from audit_pipeline.assertions.outcome import AssertionRow
-from audit_pipeline.assertions.settings import AssertionSettings
-from audit_pipeline.targets.citations import Citation, parse_citations
-from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.assertions.assertion_outcome import AssertionRow
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
+from audit_pipeline.assertions.citation_checks import verify_citation
+from audit_pipeline.assertions.vault_catalog import VaultCatalog
+from audit_pipeline.targets.cited_sources import Citation, parse_citations
+from audit_pipeline.targets.response_record import ResponseRecord
 from audit_pipeline.validation.citation_audit import AuditedClaim, CitationAudit, audit_citations
 from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
 from audit_pipeline.validation.query_type import detect_query_type

@@ -16,9 +16,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from audit_pipeline.embedding import Embedder
-from audit_pipeline.validation.selfrag import scale
-from audit_pipeline.validation.settings import ValidationSettings
-from audit_pipeline.verification.llm_io import (
+from audit_pipeline.llm.litellm_io import (
     LLMOutputError,
     complete,
     fence,
@@ -26,6 +24,8 @@ from audit_pipeline.verification.llm_io import (
     new_fence_tag,
     parse_json_object,
 )
+from audit_pipeline.validation.selfrag import scale
+from audit_pipeline.validation.settings import ValidationSettings
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from audit_pipeline.detection.settings import JudgeSettings
+from audit_pipeline.llm.judge_settings import JudgeSettings
 
 
 class ValidationSettings(BaseModel):

@@ -1,16 +1,16 @@
 """Claim verification: verdict types, the offline local verifier, the LLM judge, the cascade."""
 
+from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.verification.cascade import CascadeVerifier
 from audit_pipeline.verification.judge import LLMJudgeVerifier
 from audit_pipeline.verification.local import LocalVerifier, ResponseAssessment
-from audit_pipeline.verification.model import (
+from audit_pipeline.verification.scorer import LocalModel, Thresholds
+from audit_pipeline.verification.verdict import (
     HALLUCINATION_LABELS,
-    EvidencePassage,
     Label,
     Verdict,
     Verifier,
 )
-from audit_pipeline.verification.scorer import LocalModel, Thresholds
 
 __all__ = [
     "HALLUCINATION_LABELS",

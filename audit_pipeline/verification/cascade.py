@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from audit_pipeline.claims.model import Claim
-from audit_pipeline.verification.model import EvidencePassage, Label, Verdict, Verifier
+from audit_pipeline.claims.claim import Claim
+from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.verification.verdict import Label, Verdict, Verifier
 
 
 def default_band(local: Verifier) -> tuple[float, float]:

@@ -18,10 +18,9 @@ from itertools import pairwise
 
 import numpy as np
 
-from audit_pipeline.claims.sentences import sentence_spans
-from audit_pipeline.embedding import Embedder
-from audit_pipeline.evidence.memo import MemoEmbedder
-from audit_pipeline.evidence.tokens import content_stems, content_words, raw_tokens, stem
+from audit_pipeline.embedding import Embedder, MemoEmbedder
+from audit_pipeline.text.sentences import sentence_spans
+from audit_pipeline.text.tokens import content_stems, content_words, raw_tokens, stem
 from audit_pipeline.verification.entailment import EntailmentModel
 from audit_pipeline.verification.fields import FieldCheck, boolean_fields, check_fields
 from audit_pipeline.verification.lexicon import is_descriptive, rarity

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from audit_pipeline.evidence.tokens import STOPWORDS, stem
+from audit_pipeline.text.tokens import STOPWORDS, stem
 from audit_pipeline.verification.signals import NEGATION_WORDS
 
 _FIELD = re.compile(

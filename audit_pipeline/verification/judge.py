@@ -13,17 +13,19 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from audit_pipeline.claims.model import Claim
-from audit_pipeline.verification.llm_io import (
+from audit_pipeline.claims.claim import Claim
+from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.llm.litellm_io import (
     LLMOutputError,
+    ask_json,
     complete_with_usage,
     fence,
     fence_rules,
     new_fence_tag,
     parse_json_object,
-    repair_messages,
 )
-from audit_pipeline.verification.model import EvidencePassage, Label, LLMUsage, Verdict
+from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.verification.verdict import Label, Verdict
 
 JUDGE_VERSION = "judge-prompt-1"
 SCHEMA_HINT = (
@@ -142,12 +144,12 @@ class LLMJudgeVerifier:
         messages = judge_messages(claim.text, passages)
         known = [p.chunk_id for p in passages]
         try:
-            reply = self._ask(messages, spent)
-            try:
-                parsed = parse_verdict(reply, known)
-            except LLMOutputError as error:
-                retry = repair_messages(messages, reply, str(error), SCHEMA_HINT)
-                parsed = parse_verdict(self._ask(retry, spent), known)
+            parsed, _ = ask_json(
+                lambda chat: self._ask(chat, spent),
+                messages,
+                lambda reply: parse_verdict(reply, known),
+                SCHEMA_HINT,
+            )
         except LLMOutputError as error:
             return self._unverifiable(f"judge reply invalid after one repair: {error}")
         except Exception as error:  # provider, network, rate limit: record, do not abort

@@ -12,13 +12,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from audit_pipeline.claims.model import Claim
-from audit_pipeline.embedding import Embedder, SentenceTransformerEmbedder
-from audit_pipeline.evidence.memo import MemoEmbedder
+from audit_pipeline.claims.claim import Claim
+from audit_pipeline.embedding import Embedder, MemoEmbedder, SentenceTransformerEmbedder
+from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.verification.aggregate import response_features
 from audit_pipeline.verification.features import Alignment, FeatureBuilder
-from audit_pipeline.verification.model import HALLUCINATION_LABELS, EvidencePassage, Label, Verdict
 from audit_pipeline.verification.scorer import LocalModel
+from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Label, Verdict
 
 # A conflict only means "contradicted" when the evidence sentence it was found against is about
 # the same thing as the claim; otherwise the claim is merely unsupported.

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from audit_pipeline.evidence.tokens import stem
+from audit_pipeline.text.tokens import stem
 from audit_pipeline.verification.signals import ANTONYMS, NEGATION_WORDS
 
 # A close rewrite: most of the claim's words come unchanged, in order, from the one sentence;

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from audit_pipeline.evidence.tokens import STOPWORDS, raw_tokens, stem
+from audit_pipeline.text.tokens import STOPWORDS, raw_tokens, stem
 
 _MULTIPLIERS = {
     "thousand": 1e3,

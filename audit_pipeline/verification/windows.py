@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from audit_pipeline.claims.sentences import sentence_spans
-from audit_pipeline.evidence.tokens import content_stems
+from audit_pipeline.text.sentences import sentence_spans
+from audit_pipeline.text.tokens import content_stems
 
 # ~1.3 word pieces per word: 80 words leave room for the claim within 192 tokens. The model's
 # manifest records the budget it was trained with, and inference uses that one.

@@ -16,9 +16,9 @@ from typing import Any
 
 import pandas as pd
 
-from audit_pipeline.suites.model import PromptSuite
-from audit_pipeline.targets.citations import Citation
-from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.suites.prompt_suite import PromptSuite
+from audit_pipeline.targets.cited_sources import Citation
+from audit_pipeline.targets.response_record import ResponseRecord
 from audit_pipeline.warehouse.store import Warehouse, or_none
 
 

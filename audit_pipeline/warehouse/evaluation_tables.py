@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from audit_pipeline.evaluation.metrics import Figures
-from audit_pipeline.evaluation.retrieval_eval import RetrievalEvalReport
+from audit_pipeline.evaluation.golden_run import RetrievalEvalReport
+from audit_pipeline.evaluation.retrieval_figures import Figures
 from audit_pipeline.warehouse.store import Warehouse, or_none
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from audit_pipeline.assertions import AssertionSettings, VaultCatalog
 from audit_pipeline.vault.documents import scan_vault
-from audit_pipeline_tests.conftest import SAMPLE_VAULT
+from audit_pipeline_tests.helpers import SAMPLE_VAULT
 
 
 @pytest.fixture(scope="session")

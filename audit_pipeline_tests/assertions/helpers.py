@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from audit_pipeline.suites import PromptSuite, parse_suite
-from audit_pipeline.targets.citations import Citation, parse_citations
-from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.targets.cited_sources import Citation, parse_citations
+from audit_pipeline.targets.response_record import ResponseRecord
 
 NOW = datetime(2026, 1, 5, tzinfo=UTC)
 

@@ -14,7 +14,7 @@ from audit_pipeline.assertions import (
     is_refusal,
     verify_citations,
 )
-from audit_pipeline.targets.citations import parse_citations
+from audit_pipeline.targets.cited_sources import parse_citations
 
 GOOD_ANSWER = "Keys rotate every 12 months [source: encryption-standard.md#6. Key Rotation]."
 FAKE_SECTION = "Keys rotate every 12 months [source: encryption-standard.md#Quarterly HSM Audits]."

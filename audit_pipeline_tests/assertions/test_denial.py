@@ -10,7 +10,7 @@ import pytest
 from audit_pipeline.assertions.content import check_must_not_appear
 from audit_pipeline.assertions.denial import CheckedClaim, check_must_not_assert, is_denied
 from audit_pipeline.suites.loader import parse_suite
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 
 DOT5 = "DOT 4 only; DOT 5 silicone fluid must never be used."
 BRAKES = (

@@ -13,7 +13,7 @@ from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.suites.errors import SuiteValidationError
 from audit_pipeline.suites.loader import load_suite, parse_suite
 from audit_pipeline.suites.pins import write_pins
-from audit_pipeline_tests.conftest import SAMPLE_SUITE, write_audit_config
+from audit_pipeline_tests.helpers import SAMPLE_SUITE, write_audit_config
 
 PIN = "I can't answer that from the trusted documents available to me."
 

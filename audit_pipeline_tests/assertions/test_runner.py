@@ -13,7 +13,7 @@ from audit_pipeline.assertions import (
     evaluate_turn,
 )
 from audit_pipeline.suites import SuiteTurn
-from audit_pipeline.targets.citations import citation_from_label
+from audit_pipeline.targets.cited_sources import citation_from_label
 from audit_pipeline_tests.assertions.helpers import record, suite_of
 
 ENC_TURN = SuiteTurn(

@@ -22,7 +22,7 @@ from audit_pipeline.scoring.audit_summary import answered_keys, summarize
 from audit_pipeline.suites import PromptSuite, load_suite
 from audit_pipeline.targets import ResponseRecord, build_target, parse_target_config, run_suite
 from audit_pipeline.vault.documents import scan_vault
-from audit_pipeline_tests.conftest import REPO_ROOT
+from audit_pipeline_tests.helpers import REPO_ROOT
 
 SUITE_PATH = REPO_ROOT / "data" / "prompt-suites" / "security-questionnaire.yaml"
 RECORDING = REPO_ROOT / "data" / "recorded-answers" / "sample-replay.jsonl"

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from audit_pipeline.assertions import AssertionSettings, find_leaks, is_fallback, is_refusal
-from audit_pipeline.targets.config import VaultBotTargetConfig
+from audit_pipeline.targets.target_config import VaultBotTargetConfig
 
 
 def test_defaults_include_the_vault_bot_fallback_sentence() -> None:

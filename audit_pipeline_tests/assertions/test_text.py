@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit_pipeline.assertions.text import find_phrase, fold, significant_words, squash
+from audit_pipeline.assertions.text_match import find_phrase, fold, significant_words, squash
 
 
 def positions(text: str, phrase: str) -> list[int]:

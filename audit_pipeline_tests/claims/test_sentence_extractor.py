@@ -1,5 +1,5 @@
 from audit_pipeline.claims import SentenceClaimExtractor
-from audit_pipeline.claims.sentences import sentence_spans
+from audit_pipeline.text.sentences import sentence_spans
 
 TRICKY = """Hello! Sure, the default is TLS 1.2 [source: security.md#Transport].
 Dr. Smith set the quota to 2.5 GB for the U.S. office, e.g. for nightly backups.

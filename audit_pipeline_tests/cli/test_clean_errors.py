@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from audit_pipeline_tests.cli.helpers import cli, cli_with_read_only
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 
 RUN = ("run", "--no-progress", "--id", "SOC2-001")
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.conftest import REPO_ROOT, write_audit_config
+from audit_pipeline_tests.helpers import REPO_ROOT, write_audit_config
 
 
 def _start(config: Path, dagster_home: Path, *args: str) -> subprocess.Popen[str]:

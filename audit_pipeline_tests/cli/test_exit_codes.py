@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from audit_pipeline_tests.cli.helpers import cli
-from audit_pipeline_tests.conftest import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
+from audit_pipeline_tests.helpers import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
 
 SUMMARY_KEYS = {
     "total",

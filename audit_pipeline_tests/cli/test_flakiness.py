@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from audit_pipeline.commands.run_audit import combine_repeats, real_failure_threshold
+from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.gates import GateResult
-from audit_pipeline.scoring.outcome import AuditOutcome
 from audit_pipeline_tests.cli.helpers import cli
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 
 
 def _outcome(failing: set[str]) -> AuditOutcome:

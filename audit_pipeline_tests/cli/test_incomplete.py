@@ -11,7 +11,7 @@ import pytest
 
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
-from audit_pipeline_tests.conftest import FAITHFUL_IDS, write_audit_config
+from audit_pipeline_tests.helpers import FAITHFUL_IDS, write_audit_config
 
 IDS = [a for i in FAITHFUL_IDS[:3] for a in ("--id", i)]
 

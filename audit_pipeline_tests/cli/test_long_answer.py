@@ -7,7 +7,7 @@ from pathlib import Path
 
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
-from audit_pipeline_tests.conftest import (
+from audit_pipeline_tests.helpers import (
     FAITHFUL_IDS,
     HALLUCINATED_IDS,
     SAMPLE_REPLAY,

@@ -9,7 +9,7 @@ import pytest
 
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli_with_read_only
-from audit_pipeline_tests.conftest import HALLUCINATED_IDS, write_audit_config
+from audit_pipeline_tests.helpers import HALLUCINATED_IDS, write_audit_config
 
 
 def test_the_decision_and_gates_are_printed_and_the_exit_code_follows_them(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
-from audit_pipeline_tests.conftest import SAMPLE_REPLAY, write_audit_config
+from audit_pipeline_tests.helpers import SAMPLE_REPLAY, write_audit_config
 
 IDS = ("SOC2-001", "ENC-002")
 

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from audit_pipeline_tests.cli.helpers import cli
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 
 
 def test_skipped_files_are_listed_on_the_console_and_in_the_logs(

@@ -10,7 +10,7 @@ from dagster import AssetKey, DagsterInstance
 from audit_pipeline.config import load_config
 from audit_pipeline.defs.graph import build_definitions
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.conftest import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
+from audit_pipeline_tests.helpers import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
 
 IDS = [*FAITHFUL_IDS[:3], *HALLUCINATED_IDS[:2]]

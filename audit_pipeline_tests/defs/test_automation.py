@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,8 +22,9 @@ from audit_pipeline.defs.automation import (
     build_suite_sensor,
     build_vault_sensor,
     build_weekly_schedule,
+    weekly_freshness,
 )
-from audit_pipeline_tests.conftest import REPO_ROOT
+from audit_pipeline_tests.helpers import REPO_ROOT
 
 SUITE = REPO_ROOT / "data" / "prompt-suites" / "security-questionnaire.yaml"
 
@@ -156,3 +157,16 @@ def test_weekly_schedule_audits_every_target_without_cache(
         "weekly:2026-11-23T08:00:recorded",
     }
     assert all(r.run_config["ops"]["responses"]["config"]["use_cache"] is False for r in requests)
+
+
+def test_the_weekly_audit_has_a_freshness_check_only_while_it_is_enabled(
+    tmp_path: Path, vault_copy: Path
+) -> None:
+    enabled = weekly_freshness(_config(tmp_path, vault_copy, SUITE))
+    disabled = weekly_freshness(
+        _config(tmp_path, vault_copy, SUITE, automation={"weekly_audit": {"enabled": False}})
+    )
+
+    assert enabled is not None
+    assert enabled.fail_window.to_timedelta() == timedelta(days=8)
+    assert disabled is None

@@ -12,7 +12,7 @@ from audit_pipeline.assertions.behavior import find_fallback
 from audit_pipeline.config import load_config
 from audit_pipeline.defs import resources
 from audit_pipeline.defs.resources import AuditResource
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 
 BOT_SENTENCE = "I can't answer that from the trusted documents available to me."
 

@@ -11,7 +11,7 @@ from dagster import materialize
 
 from audit_pipeline.config import load_config
 from audit_pipeline.defs.resources import resources_from_config
-from audit_pipeline.defs.vault_assets import VAULT_ASSETS, VAULT_CHECKS
+from audit_pipeline.defs.vault_index_assets import VAULT_ASSETS, VAULT_CHECKS
 from audit_pipeline.vault.chunking import chunk_documents
 from audit_pipeline.vault.documents import scan_vault
 from audit_pipeline.warehouse.store import Warehouse

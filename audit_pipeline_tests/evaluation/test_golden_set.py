@@ -7,11 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from audit_pipeline.config import load_config
-from audit_pipeline.evaluation.golden import GoldenSetError, load_golden
+from audit_pipeline.config import AuditConfig, load_config
+from audit_pipeline.evaluation.golden import GoldenQuery, GoldenSetError, load_golden
 from audit_pipeline.evaluation.sources import golden_queries
 from audit_pipeline.vault.documents import scan_vault
-from audit_pipeline_tests.conftest import REPO_ROOT, SAMPLE_VAULT, write_audit_config
+from audit_pipeline_tests.helpers import REPO_ROOT, SAMPLE_VAULT, write_audit_config
+
+
+def _golden_queries(config: AuditConfig, doc_ids: list[str]) -> list[GoldenQuery]:
+    return golden_queries(
+        config.resolve(config.evaluation.golden_set),
+        config.golden_suite_paths(),
+        config.collection_policy(),
+        doc_ids,
+    )
+
 
 GOLDEN = REPO_ROOT / "data" / "evaluation" / "golden_queries.jsonl"
 
@@ -24,7 +34,7 @@ def _write(path: Path, *rows: object) -> Path:
 def test_the_shipped_golden_set_covers_every_sample_document_and_collection() -> None:
     config = load_config(REPO_ROOT / "audit.yaml")
     doc_ids = [doc.doc_id for doc in scan_vault(SAMPLE_VAULT).documents]
-    queries = golden_queries(config, doc_ids)
+    queries = _golden_queries(config, doc_ids)
     written = [q for q in queries if q.source.startswith(str(GOLDEN))]
 
     assert len(written) >= 50
@@ -73,7 +83,7 @@ def test_unknown_documents_and_collections_are_errors(tmp_path: Path) -> None:
     )
     doc_ids = [doc.doc_id for doc in scan_vault(SAMPLE_VAULT).documents]
     with pytest.raises(GoldenSetError) as error:
-        golden_queries(config, doc_ids)
+        _golden_queries(config, doc_ids)
 
     assert "golden.jsonl:1: field 'expected_doc_ids': 'missing.md' is not a vault document" in str(
         error.value

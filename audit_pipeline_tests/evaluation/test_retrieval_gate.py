@@ -15,11 +15,11 @@ from audit_pipeline.cli import main
 from audit_pipeline.config import load_config
 from audit_pipeline.defs.evaluation_assets import REGRESSION_CHECK, retrieval_eval
 from audit_pipeline.defs.resources import resources_from_config
-from audit_pipeline.defs.vault_assets import VAULT_ASSETS
+from audit_pipeline.defs.vault_index_assets import VAULT_ASSETS
 from audit_pipeline.reports.data import load_report_data
 from audit_pipeline.reports.markdown_report import render_markdown
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.conftest import REPO_ROOT, write_audit_config
+from audit_pipeline_tests.helpers import REPO_ROOT, write_audit_config
 
 GOLDEN = REPO_ROOT / "data" / "evaluation" / "golden_queries.jsonl"
 SAMPLE_COLLECTIONS = yaml.safe_load((REPO_ROOT / "audit.yaml").read_text())["collections"]

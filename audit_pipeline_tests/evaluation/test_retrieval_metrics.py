@@ -6,8 +6,8 @@ import pytest
 
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.evaluation.golden import GoldenQuery
-from audit_pipeline.evaluation.metrics import QueryResult, summarize
-from audit_pipeline.evaluation.retrieval_eval import RetrievalEvalReport, evaluate_retrieval
+from audit_pipeline.evaluation.golden_run import RetrievalEvalReport, evaluate_retrieval
+from audit_pipeline.evaluation.retrieval_figures import QueryResult, summarize
 from audit_pipeline.index.collections import CollectionPolicy, CollectionSettings
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever

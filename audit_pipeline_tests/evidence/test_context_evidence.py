@@ -7,7 +7,7 @@ from audit_pipeline.evidence import (
     text_passages,
 )
 from audit_pipeline.evidence.bm25 import BM25
-from audit_pipeline.evidence.records import record_lines
+from audit_pipeline.evidence.structured_records import record_lines
 
 CONTEXT = [
     ContextPassage(

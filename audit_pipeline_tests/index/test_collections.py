@@ -13,9 +13,10 @@ from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.relevance import hit_relevance
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.targets.base import TargetRequest
-from audit_pipeline.targets.config import VaultBotTargetConfig
+from audit_pipeline.targets.target_config import VaultBotTargetConfig
 from audit_pipeline.targets.vault_bot import VaultBotTarget
-from audit_pipeline_tests.conftest import REPO_ROOT, write_audit_config
+from audit_pipeline.validation.guardrail_validator import guardrail_validator
+from audit_pipeline_tests.helpers import REPO_ROOT, write_audit_config
 
 ASSURANCE = ("soc2-type-ii-report-summary.md", "security-faq.md")
 QUESTION = "Which firm performed your SOC 2 audit, and were any exceptions noted?"
@@ -42,7 +43,9 @@ def test_a_document_is_in_the_first_matching_collection_then_its_folder_then_def
 
 def _bot(index: VaultIndex, policy: CollectionPolicy | None) -> VaultBotTarget:
     retriever = HybridRetriever(index, collections=policy)
-    return VaultBotTarget("vault_bot", VaultBotTargetConfig(top_k=4), retriever)
+    config = VaultBotTargetConfig(top_k=4)
+    validator = guardrail_validator(config, index.embedder)
+    return VaultBotTarget("vault_bot", config, retriever, validator=validator)
 
 
 @pytest.fixture(scope="module")

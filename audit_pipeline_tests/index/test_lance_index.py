@@ -7,7 +7,7 @@ from pathlib import Path
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.vault.chunking import chunk_documents
 from audit_pipeline.vault.documents import scan_vault
-from audit_pipeline_tests.conftest import CountingEmbedder
+from audit_pipeline_tests.helpers import CountingEmbedder
 
 
 def _sync(vault: Path, index: VaultIndex):

@@ -12,7 +12,7 @@ from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever, reciprocal_rank_fusion
 from audit_pipeline.vault.chunking import chunk_documents
 from audit_pipeline.vault.documents import scan_vault
-from audit_pipeline_tests.conftest import SAMPLE_VAULT
+from audit_pipeline_tests.helpers import SAMPLE_VAULT
 
 UNIQUE_CONTROL = "TH-CR-09"  # appears exactly once in the sample vault
 

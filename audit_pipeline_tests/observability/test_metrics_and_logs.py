@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from audit_pipeline.assertions.settings import AssertionSettings
+from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.config import load_config
-from audit_pipeline.observability.logs import JsonFormatter, add_json_file_handler, log_event
-from audit_pipeline.observability.metrics import audit_registry, render, write_metrics
-from audit_pipeline.targets.config import build_target, parse_target_config
-from audit_pipeline.targets.runner import run_suite
+from audit_pipeline.logs import JsonFormatter, add_json_file_handler, log_event
+from audit_pipeline.observability.prometheus import audit_registry, render, write_metrics
+from audit_pipeline.targets.kinds import build_target
+from audit_pipeline.targets.suite_runner import run_suite
+from audit_pipeline.targets.target_config import parse_target_config
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.targets.chat_server import ChatServer, ReceivedRequest, ServerReply
 from audit_pipeline_tests.targets.helpers import single, suite_of

@@ -11,17 +11,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from audit_pipeline.claims.model import make_claim
-from audit_pipeline.detection.stages import AnsweredTurn, AuditClaim, gather_evidence
+from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim
+from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.evidence.claim_evidence import gather_evidence
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.reliability import BreakerSettings, BreakerState, CircuitBreaker
 from audit_pipeline.vault.chunking import chunk_documents
 from audit_pipeline.vault.documents import scan_vault
-from audit_pipeline.warehouse.detection_tables import load_evidence, write_evidence
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.conftest import SAMPLE_VAULT
+from audit_pipeline.warehouse.verdict_tables import load_evidence, write_evidence
+from audit_pipeline_tests.helpers import SAMPLE_VAULT
 from audit_pipeline_tests.reliability.clock import FakeClock
 
 UNIQUE_CONTROL = "TH-CR-09"  # appears exactly once in the sample vault

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from audit_pipeline.reports.spans import Mark, error_ranges, place, runs, segments
+from audit_pipeline.reports.highlight_spans import Mark, error_ranges, place, runs, segments
 
 TEXT = "Keys rotate quarterly. Backups are kept forever."
 

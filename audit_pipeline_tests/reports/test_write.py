@@ -13,7 +13,7 @@ from audit_pipeline.reports.data import ReportDataError
 from audit_pipeline.reports.write import report_dir_name, write_atomic, write_report
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.reports.builders import AuditBuilder, write_all
-from audit_pipeline_tests.reports.conftest import (
+from audit_pipeline_tests.reports.sample_audits import (
     CONTRADICTED,
     CURRENT_ID,
     IMG,

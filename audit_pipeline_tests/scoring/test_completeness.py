@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 from audit_pipeline.scoring.completeness import completeness
 from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
 from audit_pipeline.scoring.rules import final_decision
-from audit_pipeline.targets.records import ResponseRecord
+from audit_pipeline.targets.response_record import ResponseRecord
 
 SUMMARY = {
     "pass_rate": 1.0,

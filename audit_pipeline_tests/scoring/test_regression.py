@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from audit_pipeline.scoring.regression import bootstrap_risk_change
-from audit_pipeline_tests.conftest import FAITHFUL_IDS, SAMPLE_REPLAY, write_audit_config
+from audit_pipeline.scoring.risk_comparison import bootstrap_risk_change
+from audit_pipeline_tests.helpers import FAITHFUL_IDS, SAMPLE_REPLAY, write_audit_config
 
 # A false statement about the vault (keys rotate every 12 months, data is hosted in Germany or
 # the US): whatever the question, its claims are contradicted.

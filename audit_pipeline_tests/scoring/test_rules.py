@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from audit_pipeline.assertions.outcome import AssertionRow
+from audit_pipeline.assertions.assertion_outcome import AssertionRow
 from audit_pipeline.reports.charts import ZONE_COLOURS, risk_bars
 from audit_pipeline.reports.data import load_report_data
 from audit_pipeline.reports.markdown_report import render_markdown
-from audit_pipeline.reports.summary import derive_summary, summarize
+from audit_pipeline.reports.report_summary import derive_summary, summarize
 from audit_pipeline.scoring.audit_summary import summarize as count_audit
 from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
 from audit_pipeline.scoring.risk import ScoringSettings
@@ -25,8 +25,8 @@ from audit_pipeline.scoring.rules import (
     is_fallback_error,
     rate_status,
 )
-from audit_pipeline.warehouse.detection_tables import write_assertion_results
 from audit_pipeline.warehouse.store import Warehouse
+from audit_pipeline.warehouse.verdict_tables import write_assertion_results
 from audit_pipeline_tests.reports.builders import AuditBuilder, write_all
 
 BOUNDARIES = [

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from audit_pipeline.assertions.assertion_outcome import AssertionRow
 from audit_pipeline.assertions.denial import CheckedClaim
-from audit_pipeline.assertions.outcome import AssertionRow
 from audit_pipeline.scoring.waivers import (
     WaiverError,
     load_waivers,
@@ -18,7 +18,7 @@ from audit_pipeline.scoring.waivers import (
     waive_claims,
     waive_rows,
 )
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 
 TODAY = dt.date(2026, 11, 25)
 

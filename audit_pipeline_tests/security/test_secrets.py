@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from audit_pipeline_tests.cli.helpers import cli
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 from audit_pipeline_tests.targets.chat_server import (
     ChatServer,
     ReceivedRequest,
@@ -104,7 +104,7 @@ def test_a_secret_echoed_in_an_answer_is_redacted_everywhere_and_fails_secret_ec
     import shutil
 
     from audit_pipeline.warehouse.store import Warehouse
-    from audit_pipeline_tests.conftest import REPO_ROOT
+    from audit_pipeline_tests.helpers import REPO_ROOT
 
     config = write_audit_config(
         tmp_path,

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from audit_pipeline.suitegen.builder import quotas
-from audit_pipeline.suitegen.catalog import SECURITY, SUPPORT, catalogs_for
 from audit_pipeline.suitegen.facts import key_facts
+from audit_pipeline.suitegen.use_cases import SECURITY, SUPPORT, catalogs_for
 from audit_pipeline.suites.loader import load_suite
-from audit_pipeline_tests.conftest import SAMPLE_VAULT, write_audit_config
+from audit_pipeline_tests.helpers import SAMPLE_VAULT, write_audit_config
 
 USE_CASE = "A security questionnaire assistant for our B2B SaaS trust portal"
 FALLBACK = "I can't answer that from the trusted documents available to me."

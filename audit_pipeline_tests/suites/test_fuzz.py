@@ -18,8 +18,8 @@ from audit_pipeline.suites.fuzz import (
     parse_transformations,
 )
 from audit_pipeline.suites.loader import parse_suite
-from audit_pipeline.suites.model import PromptSuite
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline.suites.prompt_suite import PromptSuite
+from audit_pipeline_tests.helpers import write_audit_config
 
 SUITE = """\
 name: fuzzed

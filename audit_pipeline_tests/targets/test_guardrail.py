@@ -16,9 +16,10 @@ from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.targets.base import TargetRequest
-from audit_pipeline.targets.config import VaultBotTargetConfig
 from audit_pipeline.targets.guardrail import STRICT_SYSTEM_PROMPT
+from audit_pipeline.targets.target_config import VaultBotTargetConfig
 from audit_pipeline.targets.vault_bot import SYSTEM_PROMPT, VaultBotTarget
+from audit_pipeline.validation.guardrail_validator import guardrail_validator
 
 QUESTION = "How often are your encryption keys rotated?"
 GOOD = "Key encryption keys are rotated automatically every 12 months."
@@ -59,7 +60,12 @@ def scripted() -> Iterator[ScriptedModel]:
 def _answer(retriever: HybridRetriever, scripted: ScriptedModel, *answers: str) -> Any:
     scripted.answers = list(answers)
     config = VaultBotTargetConfig(model="scripted/bot", min_confidence=0.5)
-    return VaultBotTarget("vault_bot", config, retriever).answer(TargetRequest("p", 0, QUESTION))
+    return _vault_bot(config, retriever).answer(TargetRequest("p", 0, QUESTION))
+
+
+def _vault_bot(config: VaultBotTargetConfig, retriever: HybridRetriever) -> VaultBotTarget:
+    validator = guardrail_validator(config, retriever.index.embedder)
+    return VaultBotTarget("vault_bot", config, retriever, validator=validator)
 
 
 def test_a_supported_answer_is_accepted(
@@ -102,7 +108,7 @@ def test_self_correct_off_returns_the_first_answer(
 ) -> None:
     scripted.answers = [INVENTED]
     config = VaultBotTargetConfig(model="scripted/bot", self_correct=False)
-    reply = VaultBotTarget("vault_bot", config, retriever).answer(TargetRequest("p", 0, QUESTION))
+    reply = _vault_bot(config, retriever).answer(TargetRequest("p", 0, QUESTION))
 
     assert reply.text.startswith(INVENTED)
     assert reply.guardrail_path is None and reply.guardrail_attempts is None
@@ -111,7 +117,7 @@ def test_self_correct_off_returns_the_first_answer(
 def test_guardrail_columns_round_trip_through_duckdb(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
-    from audit_pipeline.targets.records import ResponseRecord
+    from audit_pipeline.targets.response_record import ResponseRecord
     from audit_pipeline.warehouse.audit_tables import load_response_records, write_responses
     from audit_pipeline.warehouse.store import Warehouse
 

@@ -23,10 +23,12 @@ from audit_pipeline.targets.base import (
     TargetRequest,
     supports_batches,
 )
-from audit_pipeline.targets.citations import parse_citations
-from audit_pipeline.targets.config import VaultBotTargetConfig, build_target, parse_target_config
+from audit_pipeline.targets.cited_sources import parse_citations
+from audit_pipeline.targets.kinds import build_target
+from audit_pipeline.targets.target_config import VaultBotTargetConfig, parse_target_config
 from audit_pipeline.targets.vault_bot import VaultBotTarget
-from audit_pipeline_tests.conftest import SAMPLE_SUITE, SAMPLE_VAULT
+from audit_pipeline.validation.guardrail_validator import guardrail_validator
+from audit_pipeline_tests.helpers import SAMPLE_SUITE, SAMPLE_VAULT
 
 THRESHOLD = 0.5
 IN_VAULT = "How often are your encryption keys rotated?"
@@ -40,7 +42,8 @@ def retriever(sample_index_dir: Path, embedder: SentenceTransformerEmbedder) -> 
 
 def _bot(retriever: HybridRetriever, **settings: Any) -> VaultBotTarget:
     config = VaultBotTargetConfig(min_confidence=THRESHOLD, max_new_tokens=32, **settings)
-    return VaultBotTarget("vault_bot", config, retriever)
+    validator = guardrail_validator(config, retriever.index.embedder)
+    return VaultBotTarget("vault_bot", config, retriever, validator=validator)
 
 
 @pytest.fixture(scope="module")
@@ -197,12 +200,15 @@ def test_threshold_separates_the_sample_suite(bot: VaultBotTarget) -> None:
 
 def test_built_from_audit_config_with_a_stable_fingerprint(retriever: HybridRetriever) -> None:
     config = parse_target_config("bot", {"type": "vault_bot", "min_confidence": THRESHOLD})
-    target = build_target("bot", config, retriever=retriever, base_dir=Path("."))
+    validator = guardrail_validator(config, retriever.index.embedder)
+    target = build_target(
+        "bot", config, retriever=retriever, base_dir=Path("."), validator=validator
+    )
     assert isinstance(target, VaultBotTarget) and supports_batches(target)
 
     def fingerprint(**changes: Any) -> str:
         changed = config.model_copy(update=changes)
-        return VaultBotTarget("bot", changed, retriever).fingerprint()
+        return VaultBotTarget("bot", changed, retriever, validator=validator).fingerprint()
 
     assert fingerprint() == target.fingerprint()
     # Settings that change answers change the fingerprint; speed and retry settings do not.
@@ -214,5 +220,9 @@ def test_built_from_audit_config_with_a_stable_fingerprint(retriever: HybridRetr
 def test_configuration_errors_are_reported_up_front(retriever: HybridRetriever) -> None:
     with pytest.raises(TargetConfigError, match="needs a retriever"):
         VaultBotTarget("bot", VaultBotTargetConfig())
+    with pytest.raises(TargetConfigError, match="self_correct needs a validator"):
+        VaultBotTarget("bot", VaultBotTargetConfig(), retriever)
     with pytest.raises(TargetConfigError, match="unknown local model"):
-        VaultBotTarget("bot", VaultBotTargetConfig(model="llama-70b"), retriever)
+        VaultBotTarget(
+            "bot", VaultBotTargetConfig(model="llama-70b", self_correct=False), retriever
+        )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from audit_pipeline.targets.citations import parse_citations
+from audit_pipeline.targets.cited_sources import parse_citations
 from audit_pipeline.validation.citation_audit import AuditedClaim, audit_citations
 
 

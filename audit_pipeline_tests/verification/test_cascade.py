@@ -3,13 +3,8 @@ from collections.abc import Sequence
 import pytest
 
 from audit_pipeline.claims import Claim, make_claim
-from audit_pipeline.verification import (
-    CascadeVerifier,
-    EvidencePassage,
-    Label,
-    LLMJudgeVerifier,
-    Verdict,
-)
+from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.verification import CascadeVerifier, Label, LLMJudgeVerifier, Verdict
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
 
 RESPONSE = "Alpha is one. Beta is two. Gamma is three. Delta is four."

@@ -10,9 +10,10 @@ from __future__ import annotations
 import pytest
 
 from audit_pipeline.claims import SentenceClaimExtractor
-from audit_pipeline.claims.model import make_claim
+from audit_pipeline.claims.claim import make_claim
+from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.verification import LocalVerifier
-from audit_pipeline.verification.model import EvidencePassage, Label, Verdict
+from audit_pipeline.verification.verdict import Label, Verdict
 
 FLAGGED = {Label.UNSUPPORTED, Label.CONTRADICTED}
 

@@ -10,8 +10,8 @@ import pytest
 from litellm import cost_per_token
 
 from audit_pipeline.claims import make_claim
+from audit_pipeline.llm.usage import LLMUsage
 from audit_pipeline.verification import CascadeVerifier, Label, LLMJudgeVerifier
-from audit_pipeline.verification.model import LLMUsage
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
 from audit_pipeline_tests.verification.test_cascade import CLAIMS, FixedVerifier
 from audit_pipeline_tests.verification.test_judge import CLAIM, EVIDENCE, verdict_json

@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from audit_pipeline.claims import make_claim
-from audit_pipeline.detection.stages import AuditClaim
-from audit_pipeline.verification.model import Label, LLMUsage, Verdict
+from audit_pipeline.claims.audit_claims import AuditClaim
+from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.verification.verdict import Label, Verdict
 from audit_pipeline.warehouse import store
 from audit_pipeline.warehouse.audit_tables import AuditRef, start_audit
-from audit_pipeline.warehouse.detection_tables import judge_usage, write_claims, write_verdicts
 from audit_pipeline.warehouse.migrations import LATEST_VERSION, MIGRATIONS
 from audit_pipeline.warehouse.store import Warehouse
+from audit_pipeline.warehouse.verdict_tables import judge_usage, write_claims, write_verdicts
 
 AUDIT = "a1"
 RESPONSE = "Alpha is one. Beta is two. Gamma is three."

@@ -1,0 +1,93 @@
+"""The claim stage over one audit: answered turns in, claims with audit-wide ids out.
+
+What the ``claims`` asset calls (and a notebook can). Plain records in and out; reading and
+writing the warehouse happens in ``warehouse/claim_tables.py``, so the stage can be re-run from
+stored rows (a ``reverify`` run days after the target was called).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from audit_pipeline.claims.claim import Claim, ClaimExtractor
+
+
+@dataclass(frozen=True)
+class AnsweredTurn:
+    """A response as the claim, evidence and verification stages see it."""
+
+    prompt_id: str
+    turn: int
+    response: str | None
+    context: tuple[str, ...] | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class AuditClaim:
+    """A claim of one response of one audit; ``claim_id`` is unique within the audit."""
+
+    claim_id: str
+    prompt_id: str
+    turn: int
+    claim: Claim
+    extractor: str
+
+
+def audit_claim_id(prompt_id: str, turn: int, claim: Claim) -> str:
+    """Stable across re-runs of the same audit: the same response yields the same ids."""
+    key = f"{prompt_id}\0{turn}\0{claim.start}:{claim.end}\0{claim.text}"
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class CappedAnswer:
+    """An answer with more claims than ``max_claims_per_answer``: only the first ``kept`` are
+    checked. Reported, because an unchecked claim is not a checked one."""
+
+    prompt_id: str
+    turn: int
+    found: int
+    kept: int
+
+    @property
+    def dropped(self) -> int:
+        return self.found - self.kept
+
+
+@dataclass(frozen=True)
+class ClaimExtraction:
+    claims: list[AuditClaim]
+    capped: list[CappedAnswer]
+
+
+def extract_claims(
+    turns: Iterable[AnsweredTurn], extractor: ClaimExtractor, max_per_answer: int | None = None
+) -> ClaimExtraction:
+    """Claims of every answered turn; failed calls and empty answers have none.
+
+    ``max_per_answer`` keeps the first claims of an answer (in text order): a megabyte of one
+    sentence repeated must not cost hours of verification, and the cap is reported.
+    """
+    claims: list[AuditClaim] = []
+    capped: list[CappedAnswer] = []
+    for turn in turns:
+        if turn.error or not turn.response:
+            continue
+        found = extractor.extract(turn.response)
+        if max_per_answer is not None and len(found) > max_per_answer:
+            capped.append(CappedAnswer(turn.prompt_id, turn.turn, len(found), max_per_answer))
+            found = found[:max_per_answer]
+        for claim in found:
+            claims.append(
+                AuditClaim(
+                    claim_id=audit_claim_id(turn.prompt_id, turn.turn, claim),
+                    prompt_id=turn.prompt_id,
+                    turn=turn.turn,
+                    claim=claim,
+                    extractor=extractor.name,
+                )
+            )
+    return ClaimExtraction(claims, capped)

@@ -1,0 +1,57 @@
+"""Build the configured claim extractor and verifier.
+
+The API key is passed in by the caller (the Dagster resource reads it with ``EnvVar``); it goes
+straight into the litellm call parameters and is never logged or stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from audit_pipeline.claims.claim import ClaimExtractor
+from audit_pipeline.claims.extractor import SentenceClaimExtractor
+from audit_pipeline.claims.llm_extractor import LLMClaimExtractor
+from audit_pipeline.embedding import Embedder
+from audit_pipeline.llm.judge_settings import JudgeSettings
+from audit_pipeline.verification.cascade import CascadeVerifier
+from audit_pipeline.verification.detection_settings import DetectionSettings
+from audit_pipeline.verification.judge import LLMJudgeVerifier
+from audit_pipeline.verification.local import LocalVerifier
+from audit_pipeline.verification.verdict import Verifier
+
+
+def _litellm_params(judge: JudgeSettings, api_key: str | None) -> dict[str, Any]:
+    params: dict[str, Any] = {**judge.params, "timeout": judge.timeout_s}
+    if judge.api_base:
+        params["api_base"] = judge.api_base
+    if api_key:
+        params["api_key"] = api_key
+    return params
+
+
+def needs_judge(settings: DetectionSettings) -> bool:
+    return settings.extractor == "llm" or settings.verifier in ("llm", "cascade")
+
+
+def build_extractor(
+    settings: DetectionSettings, fallback_sentences: Sequence[str], api_key: str | None = None
+) -> ClaimExtractor:
+    if settings.extractor == "llm":
+        return LLMClaimExtractor(
+            settings.judge.model,
+            fallback_sentences=fallback_sentences,
+            **_litellm_params(settings.judge, api_key),
+        )
+    return SentenceClaimExtractor(fallback_sentences)
+
+
+def build_verifier(
+    settings: DetectionSettings, embedder: Embedder, api_key: str | None = None
+) -> Verifier:
+    if settings.verifier == "local":
+        return LocalVerifier(embedder)
+    judge = LLMJudgeVerifier(settings.judge.model, **_litellm_params(settings.judge, api_key))
+    if settings.verifier == "llm":
+        return judge
+    return CascadeVerifier(LocalVerifier(embedder), judge, band=settings.cascade_band)

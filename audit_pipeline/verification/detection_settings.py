@@ -1,0 +1,35 @@
+"""The ``detection:`` section of audit.yaml: claim extraction, evidence and verification.
+
+One section for three stages because they are tuned together (the claims cap, evidence top-k,
+the verifier and its judge); it lives with verification, the last of the three.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from audit_pipeline.llm.judge_settings import JudgeSettings
+
+
+class DetectionSettings(BaseModel):
+    """The ``detection:`` section of audit.yaml."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    extractor: Literal["sentences", "llm"] = "sentences"
+    evidence_top_k: int = Field(default=5, ge=1)
+    verifier: Literal["local", "llm", "cascade"] = "local"
+    # Claims whose local probability of being supported falls in this band go to the judge.
+    cascade_band: tuple[float, float] = (0.35, 0.65)
+    judge: JudgeSettings = JudgeSettings()
+    # Claims checked per answer (the first ones in the text); the rest are counted as capped.
+    max_claims_per_answer: int = Field(default=50, ge=1)
+
+    @model_validator(mode="after")
+    def _band(self) -> DetectionSettings:
+        low, high = self.cascade_band
+        if not 0.0 <= low <= high <= 1.0:
+            raise ValueError("cascade_band must satisfy 0 <= low <= high <= 1")
+        return self

@@ -1,0 +1,92 @@
+"""Verdict vocabulary and the verifier protocol.
+
+Every verdict carries its provenance (which chunks, which verifier and version, who decided)
+because an audit is only useful if an analyst can see *why* a claim was flagged and re-run the
+same decision later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+from audit_pipeline.claims.claim import Claim
+from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.llm.usage import LLMUsage
+
+
+class Label(StrEnum):
+    """How well the evidence backs a claim.
+
+    ``unverifiable`` is reserved for "the verifier could not decide" (no evidence given, a
+    judge that returned garbage): it is not evidence of a hallucination, and risk scoring
+    treats it separately from ``unsupported``.
+    """
+
+    SUPPORTED = "supported"
+    WEAKLY_SUPPORTED = "weakly_supported"
+    UNSUPPORTED = "unsupported"
+    CONTRADICTED = "contradicted"
+    UNVERIFIABLE = "unverifiable"
+
+
+HALLUCINATION_LABELS = frozenset({Label.UNSUPPORTED, Label.CONTRADICTED})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The decision about one claim.
+
+    ``probability`` is the probability that the claim is supported by (grounded in) the
+    evidence, 0 to 1, whatever the label; ``decided_by`` is ``"local"`` or ``"judge"``.
+    The last four fields are what LLM-judge calls for this claim spent (repairs included, and
+    also when the judge failed and the local verdict stood), so an audit can show its judge
+    bill and what the cascade saved; see :class:`LLMUsage` for ``None``.
+    """
+
+    label: Label
+    probability: float
+    justification: str
+    supporting_chunk_ids: tuple[str, ...]
+    verifier: str
+    verifier_version: str
+    decided_by: str
+    judge_calls: int = 0
+    prompt_tokens: int | None = 0
+    completion_tokens: int | None = 0
+    cost_usd: float | None = 0.0
+    # Inside a flagged claim, the claim-relative character spans that the evidence does not
+    # back (a changed number, an unknown name), so a reviewer sees what is wrong at a glance.
+    error_spans: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def usage(self) -> LLMUsage:
+        return LLMUsage(self.judge_calls, self.prompt_tokens, self.completion_tokens, self.cost_usd)
+
+    def with_usage(self, usage: LLMUsage) -> Verdict:
+        """This verdict charged with ``usage`` (replacing what it carried)."""
+        return replace(
+            self,
+            judge_calls=usage.calls,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cost_usd=usage.cost_usd,
+        )
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """Judges claims against their evidence, in batches so embeddings are computed together.
+
+    ``evidence[i]`` is the evidence for ``claims[i]``; the result has one verdict per claim, in
+    order.
+    """
+
+    name: str
+    version: str
+
+    def verify(
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]
+    ) -> list[Verdict]: ...
