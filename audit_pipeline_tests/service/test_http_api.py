@@ -14,8 +14,8 @@ import uvicorn
 
 from audit_pipeline.service.http_api import create_app
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.conftest import write_audit_config
-from audit_pipeline_tests.validation.conftest import BACKUP_SOURCES
+from audit_pipeline_tests.helpers import write_audit_config
+from audit_pipeline_tests.validation.sample_sources import BACKUP_SOURCES
 
 _WAREHOUSES: dict[str, Path] = {}
 

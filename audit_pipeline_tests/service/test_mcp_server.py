@@ -17,9 +17,9 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.conftest import write_audit_config
+from audit_pipeline_tests.helpers import write_audit_config
 from audit_pipeline_tests.service.test_http_api import free_port
-from audit_pipeline_tests.validation.conftest import BACKUP_SOURCES
+from audit_pipeline_tests.validation.sample_sources import BACKUP_SOURCES
 
 CHANGED = "Point-in-time recovery is possible to any moment in the last 30 days."
 

@@ -14,7 +14,7 @@ from audit_pipeline.terminology.settings import SkosmosSettings, build_terminolo
 from audit_pipeline.validation.engine import AnswerValidator
 from audit_pipeline.validation.settings import ValidationSettings
 from audit_pipeline.verification import LocalVerifier
-from audit_pipeline_tests.conftest import SAMPLE_VAULT
+from audit_pipeline_tests.helpers import SAMPLE_VAULT
 from audit_pipeline_tests.terminology.skosmos_server import (
     BASE_URI,
     VOCAB,

@@ -8,7 +8,7 @@ from pathlib import Path
 from audit_pipeline.commands.run_audit import RunOptions, run_audit
 from audit_pipeline.config import load_config
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.conftest import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
+from audit_pipeline_tests.helpers import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
 
 
 def _audit(root: Path, index: Path, **sections: object):  # type: ignore[no-untyped-def]

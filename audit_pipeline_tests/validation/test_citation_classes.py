@@ -81,7 +81,7 @@ def test_unsupported_claim_is_never_cited_and_supported() -> None:
 
 
 def test_engine_classifies_an_answer_against_given_sources(validator) -> None:
-    from audit_pipeline_tests.validation.conftest import BACKUP_SOURCES
+    from audit_pipeline_tests.validation.sample_sources import BACKUP_SOURCES
 
     answer = "Production databases take a full snapshot every day [source: source-1]."
     result = validator.validate("How often are databases backed up?", answer, BACKUP_SOURCES)

@@ -7,7 +7,7 @@ import pytest
 from audit_pipeline.validation.query_type import detect_query_type
 from audit_pipeline.validation.selfrag import WEIGHTS, confidence, recommend, support_level
 from audit_pipeline.validation.settings import ValidationSettings
-from audit_pipeline_tests.validation.conftest import BACKUP_SOURCES
+from audit_pipeline_tests.validation.sample_sources import BACKUP_SOURCES
 
 QUESTION = "How often are production databases backed up?"
 IRRELEVANT = [
