@@ -48,11 +48,12 @@ test: install
 ui: install
 	$(BIN)/dagster dev -h 127.0.0.1 -p $(PORT) -w workspace.yaml
 
-# Fast (seconds): style, formatting, and the import contracts in pyproject.toml (imports flow
-# one way, no circles).
+# Style, formatting, types (mypy, about a minute from cold) and the import contracts in
+# pyproject.toml (imports flow one way, no circles).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 
 clean:

@@ -13,13 +13,19 @@ import argparse
 import json
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audit_pipeline.commands import generate_suite, pin, retrieval_eval
 from audit_pipeline.commands.preflight import UsageError, check_run
 from audit_pipeline.service import serve_commands
+
+if TYPE_CHECKING:  # imported lazily below: the CLI starts without loading the engine
+    from tqdm import tqdm
+
+    from audit_pipeline.config import AuditConfig
+    from audit_pipeline.warehouse.store import Warehouse
 
 EXIT_OK = 0
 EXIT_BLOCKED = 1
@@ -100,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _load(args: argparse.Namespace) -> tuple[Path, AuditConfig]:
     from audit_pipeline.config import ConfigError, load_config
     from audit_pipeline.defs.graph import default_config_path
 
@@ -111,7 +117,9 @@ def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         raise UsageError(str(error)) from None
 
 
-def _progress_bar(enabled: bool):  # type: ignore[no-untyped-def]
+def _progress_bar(
+    enabled: bool,
+) -> tuple[tqdm | None, Callable[[int, int], None] | None]:
     if not enabled:
         return None, None
     from tqdm import tqdm
@@ -286,7 +294,7 @@ def _exit_code(decision: str, gates: Sequence[Any], args: argparse.Namespace, au
     return EXIT_OK
 
 
-def _warehouse(config: Any):  # type: ignore[no-untyped-def]
+def _warehouse(config: AuditConfig) -> Warehouse:
     from audit_pipeline.warehouse.store import Warehouse
 
     warehouse = Warehouse(config.duckdb_path)
@@ -330,10 +338,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     print(f"new failures ({len(diff.new_failures)}): {', '.join(diff.new_failures) or '-'}")
     print(f"fixed ({len(diff.fixed)}): {', '.join(diff.fixed) or '-'}")
     print(f"still failing ({len(diff.still_failing)}): {', '.join(diff.still_failing) or '-'}")
-    for name, change in diff.score_changes.items():
+    for name, score in diff.score_changes.items():
         print(
-            f"  {name}: risk {change['risk_before']} -> {change['risk_after']}, failed "
-            f"{change['failed_before']} -> {change['failed_after']}"
+            f"  {name}: risk {score['risk_before']} -> {score['risk_after']}, failed "
+            f"{score['failed_before']} -> {score['failed_after']}"
         )
     try:
         change = bootstrap_risk_change(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -289,7 +290,7 @@ class AuditConfig(_Section):
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _unknown(kind: str, name: str, known: dict[str, object]) -> str:
+def _unknown(kind: str, name: str, known: Mapping[str, object]) -> str:
     return f"unknown {kind} {name!r}; configured: {', '.join(sorted(known)) or '(none)'}"
 
 

@@ -13,9 +13,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:  # imported on first use: importing torch costs seconds
+    from sentence_transformers import SentenceTransformer
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 EMBEDDING_DIM = 384
@@ -53,7 +56,7 @@ def resolve_model_path(model: str) -> str:
 
 
 @cache
-def _load_model(path: str, device: str):  # type: ignore[no-untyped-def]
+def _load_model(path: str, device: str) -> SentenceTransformer:
     # One model per process and path: loading costs ~0.2 s but importing torch ~6 s, and the
     # model object is safe to share between threads for inference.
     from sentence_transformers import SentenceTransformer
@@ -76,9 +79,12 @@ class SentenceTransformerEmbedder:
 
     @property
     def dimension(self) -> int:
-        return int(self._model().get_embedding_dimension())
+        dimension = self._model().get_embedding_dimension()
+        if dimension is None:
+            raise ValueError(f"{self._model_name}: the model does not state its dimension")
+        return int(dimension)
 
-    def _model(self):  # type: ignore[no-untyped-def]
+    def _model(self) -> SentenceTransformer:
         with self._lock:
             return _load_model(resolve_model_path(self._model_name), self._device)
 

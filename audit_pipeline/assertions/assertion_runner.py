@@ -222,16 +222,16 @@ def evaluate_audit(
     for prompt in suite.prompts:
         history: list[str] = []
         for index, turn in enumerate(prompt.turns):
-            record = by_turn.get((prompt.id, index))
-            if record is None:
+            reply = by_turn.get((prompt.id, index))
+            if reply is None:
                 evaluation = _no_reply(turn, "no response recorded for this turn")
             else:
                 evaluation = evaluate_turn(
                     turn,
                     prompt.category,
-                    record.response,
-                    record.error,
-                    record.citations,
+                    reply.response,
+                    reply.error,
+                    reply.citations,
                     vault_catalog,
                     settings,
                     unsupported.get((prompt.id, index)),

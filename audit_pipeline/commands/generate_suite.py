@@ -125,7 +125,7 @@ def _index(config_path: Path, config: Any, verbose: bool) -> tuple[list[Any], An
     from dagster import materialize
 
     from audit_pipeline.commands.run_audit import failures, instance
-    from audit_pipeline.defs.resources import resources_from_config
+    from audit_pipeline.defs.resources import VaultIndexResource, resources_from_config
     from audit_pipeline.defs.vault_index_assets import VAULT_ASSETS
 
     resources = resources_from_config(str(config_path), config)
@@ -140,6 +140,6 @@ def _index(config_path: Path, config: Any, verbose: bool) -> tuple[list[Any], An
     )
     if not result.success:
         raise UsageError("; ".join(m for _, m in failures(result)) or "indexing the vault failed")
-    return result.asset_value("vault_chunks"), resources["index"].retriever(
-        config.collection_policy()
-    )
+    index = resources["index"]
+    assert isinstance(index, VaultIndexResource)
+    return result.asset_value("vault_chunks"), index.retriever(config.collection_policy())

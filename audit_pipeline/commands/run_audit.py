@@ -20,7 +20,7 @@ from audit_pipeline.config import AuditConfig
 from audit_pipeline.defs.graph import build_assets, build_checks
 from audit_pipeline.defs.resources import resources_from_config
 from audit_pipeline.scoring.audit_outcome import AuditOutcome
-from audit_pipeline.scoring.gates import GateResult
+from audit_pipeline.scoring.gates import GateResult, GateStatus
 
 PROGRESS_LOGGER = "audit_pipeline.progress"
 
@@ -162,7 +162,7 @@ def kth_largest(values: Sequence[float], k: int) -> float:
     return ordered[min(k, len(ordered)) - 1]
 
 
-_SEVERITY = {"pass": 0, "warn": 1, "error": 2}
+_SEVERITY: dict[GateStatus, int] = {"pass": 0, "warn": 1, "error": 2}
 _DECISIONS = ("deploy", "warn", "block")
 
 
@@ -199,7 +199,7 @@ def combine_repeats(
         levels = [_SEVERITY[o.gates[index].status] for o in outcomes]
         status = next(s for s, v in _SEVERITY.items() if v == kth_largest(levels, min_fail))
         detail = f"{sum(v > 0 for v in levels)} of {runs} runs outside the limit"
-        gates.append(GateResult(gate.name, status, gate.value, detail))  # type: ignore[arg-type]
+        gates.append(GateResult(gate.name, status, gate.value, detail))
     return {
         "runs": runs,
         "min_fail": min_fail,

@@ -15,6 +15,7 @@ once.
 """
 
 import json
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -111,7 +112,7 @@ def build_weekly_schedule(config: AuditConfig) -> ScheduleDefinition:
         ),
         description="Audit every target with fresh calls (no response cache).",
     )
-    def weekly_full_audit(context: ScheduleEvaluationContext):  # type: ignore[no-untyped-def]
+    def weekly_full_audit(context: ScheduleEvaluationContext) -> Iterator[RunRequest]:
         tick = context.scheduled_execution_time.strftime("%Y-%m-%dT%H:%M")
         for target in targets:
             yield RunRequest(
@@ -143,7 +144,7 @@ def build_vault_sensor(config: AuditConfig) -> SensorDefinition:
         description="Re-verify every audited target when a vault file is added, changed or "
         "removed.",
     )
-    def vault_change_sensor(context: SensorEvaluationContext):  # type: ignore[no-untyped-def]
+    def vault_change_sensor(context: SensorEvaluationContext) -> SensorResult | SkipReason:
         try:
             state = scan_vault(
                 config.vault_path,
@@ -185,7 +186,7 @@ def build_suite_sensor(config: AuditConfig) -> SensorDefinition:
         default_status=_status(settings.enabled),
         description="Audit every target with a prompt suite whose content changed.",
     )
-    def suite_change_sensor(context: SensorEvaluationContext):  # type: ignore[no-untyped-def]
+    def suite_change_sensor(context: SensorEvaluationContext) -> SensorResult:
         seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
         current = dict(seen)
         requests: list[RunRequest] = []

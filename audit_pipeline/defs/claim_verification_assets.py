@@ -7,7 +7,14 @@ any of them can be re-materialised alone (``reverify``) and replaces only its ow
 
 from collections import Counter
 
-from dagster import AssetExecutionContext, AssetsDefinition, MetadataValue, Output, asset
+from dagster import (
+    AssetExecutionContext,
+    AssetsDefinition,
+    MetadataValue,
+    Output,
+    PartitionsDefinition,
+    asset,
+)
 
 from audit_pipeline.claims.audit_claims import extract_claims
 from audit_pipeline.defs.resources import (
@@ -42,7 +49,7 @@ from audit_pipeline.warehouse.verdict_tables import (
 _WORST = ("contradicted", "unsupported", "weakly_supported")
 
 
-def build_claim_verification_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[no-untyped-def]
+def build_claim_verification_assets(partitions: PartitionsDefinition) -> list[AssetsDefinition]:
     @asset(
         group_name="claims",
         kinds={"python", "duckdb"},

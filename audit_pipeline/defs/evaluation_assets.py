@@ -63,7 +63,7 @@ def retrieval_eval(
     index: VaultIndexResource,
     vault_index: IndexState,
     vault_documents: VaultScan,
-):  # type: ignore[no-untyped-def]
+) -> MaterializeResult:
     config = settings.config
     policy = config.collection_policy()
     queries = golden_queries(

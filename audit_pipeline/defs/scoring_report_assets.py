@@ -13,6 +13,7 @@ from dagster import (
     MaterializeResult,
     MetadataValue,
     Output,
+    PartitionsDefinition,
     asset,
 )
 
@@ -36,8 +37,10 @@ GATES = ("decision", "hallucinations", "citation_errors", "pass_rate", "fallback
 _SEVERITY = {"warn": AssetCheckSeverity.WARN, "error": AssetCheckSeverity.ERROR}
 
 
-def build_scoring_report_assets(  # type: ignore[no-untyped-def]
-    partitions, with_waivers: bool = False, freshness: FreshnessPolicy | None = None
+def build_scoring_report_assets(
+    partitions: PartitionsDefinition,
+    with_waivers: bool = False,
+    freshness: FreshnessPolicy | None = None,
 ) -> list[AssetsDefinition]:
     """``with_waivers`` (a waivers file is configured) adds the ``gate_waivers`` check;
     ``freshness`` is the weekly audit's freshness policy on ``risk_scores``."""
@@ -115,7 +118,7 @@ def build_scoring_report_assets(  # type: ignore[no-untyped-def]
         verdicts: AuditRef,
         assertion_results: AssertionsResult,
         prompt_suite: SelectedSuite,
-    ):  # type: ignore[no-untyped-def]
+    ) -> MaterializeResult:
         config = settings.config
         ref = assertion_results.ref
         scored = decide_audit(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from dagster import (
     AssetExecutionContext,
+    AssetsDefinition,
     Config,
     MetadataValue,
     Output,
@@ -111,7 +112,7 @@ def prompt_suite(
     )
 
 
-def build_responses_asset(partitions: PartitionsDefinition):  # type: ignore[no-untyped-def]
+def build_responses_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
     @asset(
         group_name="responses",
         kinds={"python", "duckdb"},

@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from dagster import AssetsDefinition, Output, asset
+from dagster import AssetsDefinition, Output, PartitionsDefinition, asset
 
 from audit_pipeline.assertions.vault_catalog import VaultCatalog
 from audit_pipeline.defs.resources import (
@@ -16,7 +16,7 @@ from audit_pipeline.vault.documents import VaultScan
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_records
 
 
-def build_validation_assets(partitions) -> list[AssetsDefinition]:  # type: ignore[no-untyped-def]
+def build_validation_assets(partitions: PartitionsDefinition) -> list[AssetsDefinition]:
     @asset(
         group_name="validation",
         kinds={"python", "duckdb"},

@@ -99,8 +99,9 @@ class LocalChatProvider(CustomLLM):
         model_response.id = f"chatcmpl-local-{uuid.uuid4().hex}"
         model_response.created = int(time.time())
         model_response.model = f"{LOCAL_PROVIDER}/{known_model(model).name}"
-        model_response.choices[0].message.content = generation.text  # type: ignore[union-attr]
+        model_response.choices[0].message.content = generation.text
         model_response.choices[0].finish_reason = generation.finish_reason
+        # litellm sets ``usage`` dynamically; ModelResponse does not declare it.
         model_response.usage = Usage(  # type: ignore[attr-defined]
             prompt_tokens=generation.prompt_tokens,
             completion_tokens=generation.completion_tokens,
@@ -108,9 +109,7 @@ class LocalChatProvider(CustomLLM):
         )
         return model_response
 
-    async def acompletion(  # type: ignore[override]
-        self, *args: Any, **kwargs: Any
-    ) -> ModelResponse:
+    async def acompletion(self, *args: Any, **kwargs: Any) -> ModelResponse:
         # Generation blocks on torch; a thread keeps the event loop free, and concurrent
         # acompletion calls meet in the batcher like threaded ones.
         return await asyncio.to_thread(self.completion, *args, **kwargs)

@@ -241,7 +241,8 @@ class HybridRetriever:
         scores: dict[str, float] = {}
         matched: dict[str, int] = {}
         for token in identifier_tokens(query):
-            search = table.search(PhraseQuery(token, "text"), query_type="fts")
+            phrase = PhraseQuery(token, "text", slop=0, document_granularity=None)
+            search = table.search(phrase, query_type="fts")
             if where:
                 search = search.where(where, prefilter=True)
             for row in search.select([*_SELECT, "_score"]).limit(limit).to_list():

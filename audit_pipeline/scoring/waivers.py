@@ -121,7 +121,7 @@ def _parse(entry: Any, where: str, problems: list[str]) -> Waiver | None:
             problems.append(
                 f"{where}, field 'claim': must not be blank (it would match every claim)"
             )
-    if len(problems) > before:
+    if len(problems) > before or not isinstance(expires, dt.date):
         return None
     return Waiver(entry["prompt_id"], entry["reason"], expires, assertion, pattern, where)
 

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from audit_pipeline.service.evaluate import EvaluateError, evaluate, resolve_config
+from audit_pipeline.service.lazy_service import LazyValidationService
 
 TOKEN_ENV = "AUDIT_API_TOKEN"
 
@@ -40,21 +41,10 @@ class ValidateRequest(BaseModel):
 
 def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
     """The API for the configuration at ``config_path`` (also /evaluate's default)."""
-    from audit_pipeline.config import load_config
-
     config_path = config_path.resolve()
     app = FastAPI(title="audit-pipeline", version="1")
-    state: dict[str, Any] = {}
-    lock = threading.Lock()
+    service = LazyValidationService(config_path)
     evaluating = threading.Lock()
-
-    def service():  # type: ignore[no-untyped-def]
-        with lock:
-            if "service" not in state:
-                from audit_pipeline.service.engine import ValidationService
-
-                state["service"] = ValidationService(config_path, load_config(config_path))
-            return state["service"]
 
     def authorised(request: Request) -> None:
         token = os.environ.get(token_env)

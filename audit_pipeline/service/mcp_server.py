@@ -7,16 +7,15 @@ returns, and every validation is recorded as an ``interactive`` audit.
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from audit_pipeline.service.lazy_service import LazyValidationService
+
 
 def build_server(config_path: Path) -> MCPServer:
-    from audit_pipeline.config import load_config
-
     config_path = config_path.resolve()
     server = MCPServer(
         "audit-pipeline",
@@ -24,16 +23,7 @@ def build_server(config_path: Path) -> MCPServer:
         "returning it: claims with spans and verdicts, Self-RAG checks, confidence and an "
         "accept / retry / reject recommendation.",
     )
-    state: dict[str, Any] = {}
-    lock = threading.Lock()
-
-    def service():  # type: ignore[no-untyped-def]
-        with lock:
-            if "service" not in state:
-                from audit_pipeline.service.engine import ValidationService
-
-                state["service"] = ValidationService(config_path, load_config(config_path))
-            return state["service"]
+    service = LazyValidationService(config_path)
 
     @server.tool()
     def validate_answer(

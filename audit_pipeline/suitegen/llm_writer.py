@@ -79,17 +79,16 @@ class LLMWriter:
         )
         question = reply.get("question") if reply else None
         facts = reply.get("facts") if reply else None
-        valid = (
+        if not (
             isinstance(question, str)
             and 10 <= len(question.strip()) <= 300
             and isinstance(facts, list)
             and 1 <= len(facts) <= 3
             and all(_is_fact(f, section.text) for f in facts)
-        )
-        if not valid:
+        ):
             self.rejected += reply is not None
             return None
-        return " ".join(str(question).split()), [" ".join(str(f).split()) for f in facts]  # type: ignore[union-attr]
+        return " ".join(question.split()), [" ".join(str(f).split()) for f in facts]
 
     def topics(
         self, use_case: str, relevance: Callable[[str], float], vault_text: str

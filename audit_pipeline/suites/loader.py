@@ -136,7 +136,7 @@ def parse_suite(
 
 
 def _document_entries(
-    document: Any, source: str, metadata: dict[str, str | None], issues: list[SuiteIssue]
+    document: Any, source: str, metadata: dict[str, Any], issues: list[SuiteIssue]
 ) -> list[_Entry]:
     """Entries of a YAML/JSON document: a bare list, or an object with metadata + prompts."""
     if isinstance(document, Mapping):
@@ -327,7 +327,8 @@ class _PositionDecoder(json.JSONDecoder):
 
         def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[_Mapping, int]:
             _, start = s_and_end
-            pairs, end = json.decoder.JSONObject(s_and_end, *args)
+            # JSONObject and py_make_scanner are stdlib internals that typeshed does not list.
+            pairs, end = json.decoder.JSONObject(s_and_end, *args)  # type: ignore[attr-defined]
             data = _Mapping()
             data.line = bisect.bisect_left(self._newlines, start) + 1
             for key, value in pairs:
@@ -338,4 +339,4 @@ class _PositionDecoder(json.JSONDecoder):
 
         self.object_pairs_hook = list
         self.parse_object = parse_object
-        self.scan_once = json.scanner.py_make_scanner(self)
+        self.scan_once = json.scanner.py_make_scanner(self)  # type: ignore[attr-defined]

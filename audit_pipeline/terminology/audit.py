@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from audit_pipeline.claims.audit_claims import AuditClaim
 from audit_pipeline.evidence.passages import EvidencePassage
@@ -19,6 +20,9 @@ from audit_pipeline.terminology.checker import (
     settle,
 )
 from audit_pipeline.verification.verdict import Verdict
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def plan_audit(
@@ -54,7 +58,7 @@ def audit_verdicts(
     return settle(verdicts, list(checks.values()), [c.claim for c in claims])
 
 
-def prompts_of(responses: object) -> dict[tuple[str, int], str]:
+def prompts_of(responses: pd.DataFrame) -> dict[tuple[str, int], str]:
     """(prompt id, turn) -> prompt, from the responses table as a DataFrame."""
-    rows = responses.to_dict("records")  # type: ignore[attr-defined]
+    rows = responses.to_dict("records")
     return {(r["prompt_id"], int(r["turn"])): r["prompt"] for r in rows}

@@ -10,7 +10,7 @@ that fails every answer which is not fully cited.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,7 +73,9 @@ def stored_claims(store: Warehouse, audit_id: str) -> dict[TurnKey, list[StoredC
     return dict(out)
 
 
-def catalog_resolver(catalog: VaultCatalog, rules: AssertionSettings):  # type: ignore[no-untyped-def]
+def catalog_resolver(
+    catalog: VaultCatalog, rules: AssertionSettings
+) -> Callable[[Citation], str | None]:
     """A citation's vault file when it passes citation levels 1-3, else None."""
 
     def resolve(citation: Citation) -> str | None:

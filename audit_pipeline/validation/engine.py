@@ -11,7 +11,7 @@ audit.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,7 +117,7 @@ def hit_passage(hit: SearchHit) -> EvidencePassage:
     )
 
 
-def document_resolver(passages: Sequence[EvidencePassage]):  # type: ignore[no-untyped-def]
+def document_resolver(passages: Sequence[EvidencePassage]) -> Callable[[Citation], str | None]:
     """Map a citation to one of the evidence documents by file name, title or label."""
     names: dict[str, str] = {}
     for passage in passages:

@@ -59,7 +59,8 @@ def split_sections(text: str) -> list[_Section]:
     """Cut a Markdown text at its ATX headings, ignoring '#' lines inside code fences."""
     sections: list[_Section] = []
     path: list[tuple[int, str]] = []  # (level, heading) of the enclosing headings
-    current_start, current_path = 0, ()
+    current_start = 0
+    current_path: tuple[str, ...] = ()
     in_fence = False
     offset = 0
     for line in text.splitlines(keepends=True):

@@ -69,7 +69,7 @@ def _title(text: str, fallback: str) -> str:
     return match.group(1).strip() if match else fallback
 
 
-def _outside(path: str, root_real: str) -> bool:
+def _outside(path: str | Path, root_real: str) -> bool:
     real = os.path.realpath(path)
     return real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep)
 
@@ -207,7 +207,10 @@ def scan_vault(
         if not any(fnmatch.fnmatch(path.name.lower(), pattern) for pattern in include):
             continue
         result = _read_document(root, path, max_file_bytes)
-        (documents if isinstance(result, VaultDocument) else skipped).append(result)  # type: ignore[arg-type]
+        if isinstance(result, VaultDocument):
+            documents.append(result)
+        else:
+            skipped.append(result)
     if not documents:
         detail = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5])
         raise VaultError(

@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import duckdb
 import pandas as pd
@@ -42,7 +42,7 @@ class WarehouseError(RuntimeError):
     """A warehouse operation failed; earlier results are untouched."""
 
 
-Rows = Sequence[Mapping[str, Any]] | pd.DataFrame | pa.Table
+Rows: TypeAlias = Sequence[Mapping[str, Any]] | pd.DataFrame | pa.Table
 
 
 def _identifier(name: str) -> str:
@@ -153,13 +153,13 @@ class Warehouse:
             for migration in MIGRATIONS:
                 if migration.version not in applied:
                     self._apply(con, migration)
-            version = int(con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0])
+            (version,) = con.execute("SELECT max(version) FROM schema_migrations").fetchall()[0]
             if (
                 not applied.issuperset(m.version for m in MIGRATIONS)
                 or not self.snapshot_path.exists()
             ):
                 self._publish_snapshot(con)
-            return version
+            return int(version)
 
     @staticmethod
     def _apply(con: duckdb.DuckDBPyConnection, migration: Migration) -> None:
