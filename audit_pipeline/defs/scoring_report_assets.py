@@ -118,7 +118,7 @@ def build_scoring_report_assets(
         verdicts: AuditRef,
         assertion_results: AssertionsResult,
         prompt_suite: SelectedSuite,
-    ) -> MaterializeResult:
+    ):  # no return annotation: Dagster would read it as the type of every output, checks too
         config = settings.config
         ref = assertion_results.ref
         scored = decide_audit(
