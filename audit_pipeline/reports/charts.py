@@ -2,8 +2,9 @@
 
 A report is one static file that is mailed, attached to tickets and opened years later, so the
 charts cannot depend on a plotting library at render time, a CDN or JavaScript. Three small
-chart types cover what the report needs; every text that reaches the SVG (category names come
-from suite files) is escaped like any other data.
+chart types cover what the report needs. Each chart is handed to the page template as ``Markup``
+(it is markup the report draws, not data), so every text that reaches the SVG (category names
+come from suite files) is escaped here, like any other data.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from html import escape
+
+from markupsafe import Markup
 
 from audit_pipeline.reports.data import TrendPoint
 from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, RiskThresholds
@@ -36,8 +39,8 @@ def _e(text: object) -> str:
     return escape(str(text), quote=True)
 
 
-def _svg(width: int, height: int, title: str, body: list[str]) -> str:
-    return (
+def _svg(width: int, height: int, title: str, body: list[str]) -> Markup:
+    return Markup(
         f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}"'
         f' role="img" aria-label="{_e(title)}" xmlns="http://www.w3.org/2000/svg" {FONT}>'
         f"<title>{_e(title)}</title>{''.join(body)}</svg>"
@@ -54,7 +57,7 @@ def _fmt(value: float | None) -> str:
 
 def risk_bars(
     rows: Sequence[tuple[str, float | None]], thresholds: RiskThresholds = DEFAULT_THRESHOLDS
-) -> str:
+) -> Markup:
     """Horizontal bars of risk per category, coloured by the zone each falls in."""
     warn, block = thresholds.deploy_max_risk, thresholds.warn_max_risk
     label_w, bar_w, row_h, top = 150, 330, 26, 30
@@ -102,7 +105,7 @@ def risk_bars(
     return _svg(width, height, "Risk by category", body)
 
 
-def verdict_donut(counts: Mapping[str, int]) -> str:
+def verdict_donut(counts: Mapping[str, int]) -> Markup:
     """A donut of claims by verdict label, with a legend of counts and shares."""
     items = [(label, n) for label, n in counts.items() if n > 0 or label in VERDICT_COLOURS]
     items = [(label, n) for label, n in items if n > 0 or label != "pending"]
@@ -150,7 +153,7 @@ def verdict_donut(counts: Mapping[str, int]) -> str:
 
 def trend_chart(
     points: Sequence[TrendPoint], thresholds: RiskThresholds = DEFAULT_THRESHOLDS
-) -> str:
+) -> Markup:
     """Risk of this and earlier audits of the target, with the decision thresholds dashed."""
     warn, block = thresholds.deploy_max_risk, thresholds.warn_max_risk
     width, height = 1010, 250

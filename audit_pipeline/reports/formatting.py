@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from html import escape
 from typing import Any
 
 from audit_pipeline.reports.data import AssertionResult, Citation, Claim, PromptResult
@@ -20,11 +19,6 @@ _EMPHASIS = re.compile(r"\*\*|__")
 _BULLET = re.compile(r"\s[-*]\s")
 DASH = "\u2014"  # em dash: no value
 CRUMB = "\u203a"  # between document and section
-
-
-def esc(value: object) -> str:
-    """Escape any value for HTML text and attribute positions (None becomes empty)."""
-    return escape("" if value is None else str(value), quote=True)
 
 
 def pct(value: float | None, digits: int = 1) -> str:

@@ -176,7 +176,7 @@ def _header(data: ReportData, thresholds: RiskThresholds) -> str:
 
 def _summary(data: ReportData, s: Summary) -> str:
     score = data.audit_score
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"metric": "Prompts", "value": f"{s.total} ({s.passed} passed, {s.failed} failed)"},
         {"metric": "Pass rate", "value": pct(s.pass_rate)},
         {
