@@ -8,7 +8,6 @@ other audit alone.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -19,11 +18,11 @@ import pandas as pd
 from audit_pipeline.assertions.assertion_outcome import AssertionRow
 from audit_pipeline.assertions.denial import CheckedClaim
 from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim
-from audit_pipeline.claims.claim import Claim
 from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.llm.usage import LLMUsage
 from audit_pipeline.verification.verdict import Verdict
 from audit_pipeline.warehouse.store import Warehouse, or_none
+from audit_pipeline.warehouse.table_rows import ClaimRow, EvidenceRow, VerdictRow
 
 
 def answered_turns(responses: pd.DataFrame) -> list[AnsweredTurn]:
@@ -44,20 +43,7 @@ def answered_turns(responses: pd.DataFrame) -> list[AnsweredTurn]:
 
 
 def write_claims(warehouse: Warehouse, audit_id: str, claims: Sequence[AuditClaim]) -> int:
-    rows = [
-        {
-            "audit_id": audit_id,
-            "prompt_id": c.prompt_id,
-            "turn": c.turn,
-            "claim_id": c.claim_id,
-            "text": c.claim.text,
-            "start_char": c.claim.start,
-            "end_char": c.claim.end,
-            "kind": c.claim.kind,
-            "extractor": c.extractor,
-        }
-        for c in claims
-    ]
+    rows = [ClaimRow.of(audit_id, c).column_values() for c in claims]
     return warehouse.replace("claims", rows, {"audit_id": audit_id})
 
 
@@ -65,22 +51,7 @@ def load_claims(warehouse: Warehouse, audit_id: str) -> list[AuditClaim]:
     frame = warehouse.query(
         "SELECT * FROM claims WHERE audit_id = ? ORDER BY prompt_id, turn, start_char", [audit_id]
     )
-    return [
-        AuditClaim(
-            claim_id=row.claim_id,
-            prompt_id=row.prompt_id,
-            turn=int(row.turn),
-            claim=Claim(
-                claim_id=row.claim_id,
-                text=row.text,
-                start=int(row.start_char),
-                end=int(row.end_char),
-                kind=row.kind,
-            ),
-            extractor=row.extractor,
-        )
-        for row in frame.itertuples(index=False)
-    ]
+    return [ClaimRow.model_validate(row).audit_claim() for row in frame.to_dict("records")]
 
 
 def write_evidence(
@@ -92,22 +63,9 @@ def write_evidence(
     never fall back, and vault searches before and after an embedding outage differ.
     """
     rows = [
-        {
-            "audit_id": audit_id,
-            "claim_id": claim_id,
-            "rank": rank,
-            "chunk_id": p.chunk_id,
-            "document": p.document,
-            "section": p.section,
-            "text": p.text,
-            "vector_score": p.vector_score,
-            "bm25_score": p.bm25_score,
-            "fused_score": p.fused_score,
-            "source": p.source,
-            "fallback_mode": p.fallback_mode,
-        }
+        EvidenceRow.of(audit_id, claim_id, rank, passage).column_values()
         for claim_id, passages in evidence.items()
-        for rank, p in enumerate(passages, start=1)
+        for rank, passage in enumerate(passages, start=1)
     ]
     return warehouse.replace("evidence", rows, {"audit_id": audit_id})
 
@@ -117,20 +75,9 @@ def load_evidence(warehouse: Warehouse, audit_id: str) -> dict[str, list[Evidenc
         "SELECT * FROM evidence WHERE audit_id = ? ORDER BY claim_id, rank", [audit_id]
     )
     evidence: dict[str, list[EvidencePassage]] = defaultdict(list)
-    for row in frame.itertuples(index=False):
-        evidence[row.claim_id].append(
-            EvidencePassage(
-                chunk_id=row.chunk_id,
-                text=row.text,
-                document=or_none(row.document) or "",
-                section=or_none(row.section) or "",
-                vector_score=or_none(row.vector_score),
-                bm25_score=or_none(row.bm25_score),
-                fused_score=float(row.fused_score),
-                source=row.source,
-                fallback_mode=bool(row.fallback_mode),
-            )
-        )
+    for record in frame.to_dict("records"):
+        row = EvidenceRow.model_validate(record)
+        evidence[row.claim_id].append(row.passage())
     return dict(evidence)
 
 
@@ -140,29 +87,9 @@ def write_verdicts(
     """Verdict rows, and their judge usage summed onto the audit row, in one transaction.
 
     A re-verified audit therefore shows the judge bill of its latest verdicts, never a mix.
-    ``error_spans`` is stored as JSON ``[[start, end], ...]`` relative to the claim text, so it
-    stays meaningful whatever span the claim has in the response.
     """
     rows = [
-        {
-            "audit_id": audit_id,
-            "claim_id": c.claim_id,
-            "prompt_id": c.prompt_id,
-            "turn": c.turn,
-            "label": str(v.label),
-            "probability": v.probability,
-            "justification": v.justification,
-            "supporting_chunk_ids": list(v.supporting_chunk_ids),
-            "verifier": v.verifier,
-            "verifier_version": v.verifier_version,
-            "decided_by": v.decided_by,
-            "judge_calls": v.judge_calls,
-            "prompt_tokens": v.prompt_tokens,
-            "completion_tokens": v.completion_tokens,
-            "cost_usd": v.cost_usd,
-            "error_spans": json.dumps([[int(lo), int(hi)] for lo, hi in v.error_spans]),
-        }
-        for c, v in zip(claims, verdicts, strict=True)
+        VerdictRow.of(audit_id, c, v).column_values() for c, v in zip(claims, verdicts, strict=True)
     ]
     total = sum((v.usage for v in verdicts), LLMUsage())
     return warehouse.replace_many(

@@ -1,0 +1,157 @@
+"""Typed rows of the detection tables: ``claims``, ``evidence`` and ``verdicts``.
+
+The engine's records become table rows here and nowhere else. A pydantic model per table
+checks every column's type and nullability before DuckDB sees the row, so a wrong value fails
+at the boundary naming the table and the column, instead of as an Arrow conversion error in the
+middle of a write; rows read back pass through the same model (pandas' NaN / NA read as None).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from audit_pipeline.claims.audit_claims import AuditClaim
+from audit_pipeline.claims.claim import Claim
+from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.verification.verdict import Verdict
+from audit_pipeline.warehouse.store import or_none
+
+
+class TableRow(BaseModel):
+    """One row of one table; columns are the field names."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _missing_as_none(cls, value: Any) -> Any:
+        return or_none(value)
+
+    def column_values(self) -> dict[str, Any]:
+        return self.model_dump()
+
+
+class ClaimRow(TableRow):
+    audit_id: str
+    prompt_id: str
+    turn: int
+    claim_id: str
+    text: str
+    start_char: int
+    end_char: int
+    kind: str
+    extractor: str
+
+    @classmethod
+    def of(cls, audit_id: str, claim: AuditClaim) -> ClaimRow:
+        return cls(
+            audit_id=audit_id,
+            prompt_id=claim.prompt_id,
+            turn=claim.turn,
+            claim_id=claim.claim_id,
+            text=claim.claim.text,
+            start_char=claim.claim.start,
+            end_char=claim.claim.end,
+            kind=claim.claim.kind,
+            extractor=claim.extractor,
+        )
+
+    def audit_claim(self) -> AuditClaim:
+        claim = Claim(
+            claim_id=self.claim_id,
+            text=self.text,
+            start=self.start_char,
+            end=self.end_char,
+            kind=self.kind,
+        )
+        return AuditClaim(self.claim_id, self.prompt_id, self.turn, claim, self.extractor)
+
+
+class EvidenceRow(TableRow):
+    audit_id: str
+    claim_id: str
+    rank: int
+    chunk_id: str
+    document: str | None
+    section: str | None
+    text: str
+    vector_score: float | None
+    bm25_score: float | None
+    fused_score: float
+    source: str
+    fallback_mode: bool
+
+    @classmethod
+    def of(cls, audit_id: str, claim_id: str, rank: int, passage: EvidencePassage) -> EvidenceRow:
+        return cls(
+            audit_id=audit_id,
+            claim_id=claim_id,
+            rank=rank,
+            chunk_id=passage.chunk_id,
+            document=passage.document,
+            section=passage.section,
+            text=passage.text,
+            vector_score=passage.vector_score,
+            bm25_score=passage.bm25_score,
+            fused_score=passage.fused_score,
+            source=passage.source,
+            fallback_mode=passage.fallback_mode,
+        )
+
+    def passage(self) -> EvidencePassage:
+        return EvidencePassage(
+            chunk_id=self.chunk_id,
+            text=self.text,
+            document=self.document or "",
+            section=self.section or "",
+            vector_score=self.vector_score,
+            bm25_score=self.bm25_score,
+            fused_score=self.fused_score,
+            source=self.source,
+            fallback_mode=self.fallback_mode,
+        )
+
+
+class VerdictRow(TableRow):
+    audit_id: str
+    claim_id: str
+    prompt_id: str
+    turn: int
+    label: str
+    probability: float | None
+    justification: str | None
+    supporting_chunk_ids: list[str]
+    verifier: str
+    verifier_version: str
+    decided_by: str
+    judge_calls: int | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost_usd: float | None
+    # JSON [[start, end], ...] relative to the claim text, so it stays meaningful whatever span
+    # the claim has in the response.
+    error_spans: str
+
+    @classmethod
+    def of(cls, audit_id: str, claim: AuditClaim, verdict: Verdict) -> VerdictRow:
+        return cls(
+            audit_id=audit_id,
+            claim_id=claim.claim_id,
+            prompt_id=claim.prompt_id,
+            turn=claim.turn,
+            label=str(verdict.label),
+            probability=verdict.probability,
+            justification=verdict.justification,
+            supporting_chunk_ids=list(verdict.supporting_chunk_ids),
+            verifier=verdict.verifier,
+            verifier_version=verdict.verifier_version,
+            decided_by=verdict.decided_by,
+            judge_calls=verdict.judge_calls,
+            prompt_tokens=verdict.prompt_tokens,
+            completion_tokens=verdict.completion_tokens,
+            cost_usd=verdict.cost_usd,
+            error_spans=json.dumps([[int(lo), int(hi)] for lo, hi in verdict.error_spans]),
+        )
