@@ -13,6 +13,7 @@ import json
 import os
 import re
 import secrets
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -78,8 +79,37 @@ def complete_with_usage(
 
     params = {"temperature": 0, **litellm_params}
     response = litellm.completion(model=model, messages=messages, **params)
-    content = response.choices[0].message.content  # type: ignore[union-attr]
+    content = response.choices[0].message.content
     return content or "", usage_of(response)
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether a litellm call that raised ``error`` is worth another attempt.
+
+    The one list of transient failures (timeout, rate limit, 5xx, lost connection) for every
+    litellm caller that retries, the litellm target and the judge: an HTTP status of 429 or
+    5xx counts too, whatever exception type a provider wraps it in. Anything else (a bad
+    request, a wrong key, an unknown model) would fail the same way again.
+    """
+    litellm = sys.modules.get("litellm")  # not imported yet: the error cannot be litellm's
+    if litellm is not None and isinstance(
+        error,
+        (
+            litellm.Timeout,
+            litellm.RateLimitError,
+            litellm.InternalServerError,
+            litellm.ServiceUnavailableError,
+            litellm.BadGatewayError,
+            litellm.APIConnectionError,
+        ),
+    ):
+        return True
+    status = getattr(error, "status_code", None)
+    return (
+        isinstance(status, int)
+        and not isinstance(status, bool)
+        and (status == 429 or status >= 500)
+    )
 
 
 def usage_of(response: Any) -> LLMUsage:

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from pydantic import BaseModel, ConfigDict
+
 Role = Literal["user", "assistant"]
 
 
@@ -119,12 +121,27 @@ def close_target(target: Target) -> None:
         close()
 
 
+class FingerprintPayload(BaseModel):
+    """What a target fingerprint is the sha256 of: the kind and its answer-shaping settings.
+
+    Never secrets: a fingerprint is part of every cache key and may be logged. Its JSON (keys
+    sorted, values that are not JSON written as ``str``) defines every fingerprint, and so
+    every cache key: changing it re-keys every cache, which needs a CACHE_FORMAT bump.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    settings: dict[str, Any]
+
+    def digest(self) -> str:
+        text = json.dumps(self.model_dump(), sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def fingerprint_of(kind: str, settings: dict[str, Any]) -> str:
     """sha256 of a target kind and its answer-shaping settings (never secrets)."""
-    text = json.dumps(
-        {"kind": kind, "settings": settings}, sort_keys=True, ensure_ascii=False, default=str
-    )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return FingerprintPayload(kind=kind, settings=settings).digest()
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

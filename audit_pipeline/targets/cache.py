@@ -13,10 +13,11 @@ import json
 import logging
 import os
 import tempfile
-from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic_core import PydanticSerializationError
 
 from audit_pipeline.targets.base import TargetReply, TargetRequest
 
@@ -24,11 +25,49 @@ CACHE_FORMAT = 1
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class CachedReply:
-    reply: TargetReply
-    latency_ms: float | None
+class CachedReply(BaseModel):
+    """One cache entry, exactly as it is stored on disk.
+
+    Entries are read back from a directory other processes (and older versions) write to, so
+    reading validates the whole entry (strictly: no number from a string or a boolean) and a
+    file that does not validate is a miss, never a crash. The reply's fields are
+    :class:`TargetReply`'s own, so the entry cannot drift from the reply it stores.
+    """
+
+    model_config = ConfigDict(strict=True, frozen=True)
+
+    format: int  # required: a file without it is no entry of ours
     stored_at: datetime
+    latency_ms: float | None
+    reply: TargetReply
+
+    @field_validator("format")
+    @classmethod
+    def _this_format(cls, value: int) -> int:
+        if value != CACHE_FORMAT:
+            raise ValueError(f"cache entry format {value}, expected {CACHE_FORMAT}")
+        return value
+
+
+class _KeyPayload(BaseModel):
+    """What a cache key is the sha256 of.
+
+    Its compact JSON (fields in this order, ``prompt`` left out when None) defines every key
+    in every cache directory: a change here re-keys them all, so it must bump CACHE_FORMAT.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    format: int
+    target: str
+    conversation: list[tuple[str, str]]
+    prompt: tuple[str, int] | None = None
+
+    def digest(self) -> str:
+        text = json.dumps(
+            self.model_dump(exclude_none=True), ensure_ascii=False, separators=(",", ":")
+        )
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class ResponseCache:
@@ -50,17 +89,14 @@ class ResponseCache:
         looks its answer up by id) passes ``by_prompt_id``: two prompts with the same words
         then never share an entry, so one recorded answer cannot stand in for another.
         """
-        conversation = [[turn.role, turn.content] for turn in request.history]
-        conversation.append(["user", request.prompt])
-        payload: dict[str, Any] = {
-            "format": CACHE_FORMAT,
-            "target": fingerprint,
-            "conversation": conversation,
-        }
-        if by_prompt_id:
-            payload["prompt"] = [request.prompt_id, request.turn]
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        conversation = [(turn.role, turn.content) for turn in request.history]
+        conversation.append(("user", request.prompt))
+        return _KeyPayload(
+            format=CACHE_FORMAT,
+            target=fingerprint,
+            conversation=conversation,
+            prompt=(request.prompt_id, request.turn) if by_prompt_id else None,
+        ).digest()
 
     def path_for(self, key: str) -> Path:
         return self.directory / key[:2] / f"{key}.json"
@@ -69,27 +105,24 @@ class ResponseCache:
         """The stored reply, or None when absent or unreadable (a bad entry is a miss)."""
         path = self.path_for(key)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return _decode(data)
+            return CachedReply.model_validate_json(path.read_bytes())
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, TypeError, KeyError) as exc:
+        except (OSError, ValidationError) as exc:
             log.warning("ignoring unreadable cache entry %s: %s", path, type(exc).__name__)
             return None
 
     def put(self, key: str, reply: TargetReply, latency_ms: float | None) -> None:
+        """Store ``reply``; raises TypeError for a reply holding a value JSON cannot carry."""
         path = self.path_for(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        entry = {
-            "format": CACHE_FORMAT,
-            "stored_at": datetime.now(UTC).isoformat(),
-            "latency_ms": latency_ms,
-            "reply": asdict(reply),
-        }
+        entry = CachedReply(
+            format=CACHE_FORMAT, stored_at=datetime.now(UTC), latency_ms=latency_ms, reply=reply
+        )
         handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                json.dump(entry, stream, ensure_ascii=False)
+                stream.write(_serialised(entry))
                 stream.flush()
                 os.fsync(stream.fileno())
             os.replace(temp_name, path)
@@ -99,40 +132,9 @@ class ResponseCache:
             raise
 
 
-def _decode(data: Any) -> CachedReply:
-    if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
-        raise ValueError("not a cache entry of this format")
-    raw = data["reply"]
-    if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
-        raise ValueError("entry has no reply text")
-
-    def strings(value: Any) -> tuple[str, ...] | None:
-        if value is None:
-            return None
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise ValueError("expected a list of strings")
-        return tuple(value)
-
-    def number(value: Any, kind: type) -> Any:
-        if value is not None and (not isinstance(value, int | float) or isinstance(value, bool)):
-            raise ValueError("expected a number")
-        return None if value is None else kind(value)
-
-    reply = TargetReply(
-        text=raw["text"],
-        model=raw.get("model") if isinstance(raw.get("model"), str) else None,
-        citations=strings(raw.get("citations")),
-        context=strings(raw.get("context")),
-        prompt_tokens=number(raw.get("prompt_tokens"), int),
-        completion_tokens=number(raw.get("completion_tokens"), int),
-        cost=number(raw.get("cost"), float),
-        guardrail_attempts=number(raw.get("guardrail_attempts"), int),
-        guardrail_path=raw.get("guardrail_path")
-        if isinstance(raw.get("guardrail_path"), str)
-        else None,
-    )
-    return CachedReply(
-        reply=reply,
-        latency_ms=number(data.get("latency_ms"), float),
-        stored_at=datetime.fromisoformat(data["stored_at"]),
-    )
+def _serialised(entry: CachedReply) -> str:
+    """The entry's JSON; a target bug (a reply field of the wrong type) is a TypeError."""
+    try:
+        return entry.model_dump_json()
+    except PydanticSerializationError as error:
+        raise TypeError(f"reply cannot be cached: {error}") from error

@@ -202,7 +202,7 @@ class HttpTarget:
 
 def render_template(template: JsonValue, prompt: str, history: tuple[ChatTurn, ...]) -> JsonValue:
     """Substitute the prompt and history into a parsed JSON template (see HttpTargetConfig)."""
-    earlier = [{"role": turn.role, "content": turn.content} for turn in history]
+    earlier: list[JsonValue] = [{"role": turn.role, "content": turn.content} for turn in history]
 
     def fill(value: JsonValue) -> JsonValue:
         if isinstance(value, str):

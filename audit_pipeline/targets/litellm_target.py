@@ -14,6 +14,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price-list f
 
 import litellm  # after the default above, which it reads at import time
 
+from audit_pipeline.llm.litellm_io import is_transient
 from audit_pipeline.targets.base import (
     RetryableTargetError,
     TargetConfigError,
@@ -28,15 +29,6 @@ from audit_pipeline.targets.target_config import LiteLLMTargetConfig
 # litellm prints a "Give Feedback / Get Help" banner to stdout on every failed call; in a batch
 # audit each failure already becomes an error row, so the banner is only noise in the logs.
 litellm.suppress_debug_info = True
-
-RETRYABLE_ERRORS: tuple[type[Exception], ...] = (
-    litellm.Timeout,
-    litellm.RateLimitError,
-    litellm.InternalServerError,
-    litellm.ServiceUnavailableError,
-    litellm.BadGatewayError,
-    litellm.APIConnectionError,
-)
 
 
 class LiteLLMTarget:
@@ -93,11 +85,8 @@ class LiteLLMTarget:
                 max_retries=0,
                 **config.params,
             )
-        except RETRYABLE_ERRORS as exc:
-            raise RetryableTargetError(self._describe(exc)) from None
         except Exception as exc:
-            status = getattr(exc, "status_code", None)
-            if isinstance(status, int) and (status == 429 or status >= 500):
+            if is_transient(exc):
                 raise RetryableTargetError(self._describe(exc)) from None
             raise TargetError(self._describe(exc)) from None
         return self._reply(response)

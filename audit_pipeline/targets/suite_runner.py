@@ -8,7 +8,6 @@ goes on, so one flaky answer never costs the whole audit.
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +16,7 @@ from datetime import UTC, datetime
 from typing import cast
 
 from audit_pipeline.logs import log_event, request_id
+from audit_pipeline.retry import RetryPolicy
 from audit_pipeline.suites.prompt_suite import PromptSuite, SuitePrompt
 from audit_pipeline.targets.base import (
     BatchTarget,
@@ -29,11 +29,10 @@ from audit_pipeline.targets.base import (
     supports_batches,
 )
 from audit_pipeline.targets.cache import ResponseCache
-from audit_pipeline.targets.cited_sources import citation_from_label, parse_citations
+from audit_pipeline.targets.cited_sources import Citation, citation_from_label, parse_citations
 from audit_pipeline.targets.response_record import ResponseRecord
 from audit_pipeline.targets.secrets import redact_reply, target_secrets
 
-MAX_BACKOFF_S = 30.0
 ProgressCallback = Callable[[int, int], None]
 # The JSON logs' ``component`` is the logger name: kept as ``targets.runner`` from before the
 # module was renamed, so log queries and dashboards keep working.
@@ -56,16 +55,14 @@ def run_suite(
 
     ``use_cache=False`` (the weekly audit) asks the target every time but still refreshes the
     cache. ``progress(done, total)`` counts turns and is called from worker threads, one call
-    at a time. Retries (``max_retries`` after the first attempt, exponential backoff from
-    ``backoff_base_s`` with jitter) apply to ``RetryableTargetError`` only.
+    at a time. Retries follow the shared :class:`~audit_pipeline.retry.RetryPolicy`
+    (``max_retries`` after the first attempt, exponential backoff from ``backoff_base_s`` with
+    jitter) and apply to ``RetryableTargetError`` only.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
-    if max_retries < 0 or backoff_base_s < 0:
-        raise ValueError("max_retries and backoff_base_s must not be negative")
-    run = _SuiteRun(
-        suite, target, audit_id, cache, use_cache, progress, max_retries, backoff_base_s
-    )
+    policy = RetryPolicy(max_retries=max_retries, backoff_base_s=backoff_base_s)
+    run = _SuiteRun(suite, target, audit_id, cache, use_cache, progress, policy)
     return run.execute(concurrency)
 
 
@@ -80,8 +77,7 @@ class _SuiteRun:
         cache: ResponseCache | None,
         use_cache: bool,
         progress: ProgressCallback | None,
-        max_retries: int,
-        backoff_base_s: float,
+        policy: RetryPolicy,
     ) -> None:
         self.suite = suite
         self.target = target
@@ -89,8 +85,7 @@ class _SuiteRun:
         self.cache = cache
         self.use_cache = use_cache
         self.progress = progress
-        self.max_retries = max_retries
-        self.backoff_base_s = backoff_base_s
+        self.policy = policy
         self.fingerprint = target.fingerprint() if cache is not None else ""
         self.secrets = target_secrets(target)
         # Whether the answer depends on the prompt id and turn, not only on the words.
@@ -155,37 +150,36 @@ class _SuiteRun:
 
     def _call(self, prompt: SuitePrompt, request: TargetRequest) -> ResponseRecord:
         started_at = _now()
-        attempts = 0
-        while True:
-            attempts += 1
+        began = time.perf_counter()  # of the latest attempt: a row's latency is its last call's
+
+        def ask_once() -> TargetReply:
+            nonlocal began
             began = time.perf_counter()
-            try:
-                reply = redact_reply(_checked(self.target.answer(request)), self.secrets)
-                error = None
-            except RetryableTargetError as exc:
-                if attempts <= self.max_retries:
-                    delay = self._backoff(attempts, exc.retry_after_s)
-                    log_event(
-                        log,
-                        "target_retry",
-                        level=logging.WARNING,
-                        request_id=request_id(self.audit_id, request.prompt_id, request.turn),
-                        latency_ms=(time.perf_counter() - began) * 1000,
-                        target=self.target.name,
-                        attempt=attempts,
-                        backoff_s=round(delay, 3),
-                        error=str(exc)[:200],
-                    )
-                    time.sleep(delay)
-                    continue
-                reply, error = None, f"gave up after {attempts} attempts: {exc}"
-            except Exception as exc:
-                reply, error = None, _error_text(exc)
-            latency_ms = (time.perf_counter() - began) * 1000
-            break
+            return redact_reply(_checked(self.target.answer(request)), self.secrets)
+
+        def log_retry(attempt: int, error: BaseException, delay: float) -> None:
+            log_event(
+                log,
+                "target_retry",
+                level=logging.WARNING,
+                request_id=request_id(self.audit_id, request.prompt_id, request.turn),
+                latency_ms=(time.perf_counter() - began) * 1000,
+                target=self.target.name,
+                attempt=attempt,
+                backoff_s=round(delay, 3),
+                error=str(error)[:200],
+            )
+
+        outcome = self.policy.run(ask_once, retryable=_retryable, on_retry=log_retry)
+        latency_ms = (time.perf_counter() - began) * 1000
+        reply, error = outcome.value, None
+        if outcome.error is not None:
+            reply, error = None, _failure_text(outcome.error, outcome.attempts, outcome.exhausted)
         if reply is not None:
             self._remember(request, reply, latency_ms)
-        return self._record(prompt, request, reply, error, attempts, latency_ms, started_at, _now())
+        return self._record(
+            prompt, request, reply, error, outcome.attempts, latency_ms, started_at, _now()
+        )
 
     # -- batches ----------------------------------------------------------------------------
 
@@ -212,35 +206,48 @@ class _SuiteRun:
         return first
 
     def _batch(self, batch: Sequence[tuple[SuitePrompt, TargetRequest]]) -> list[ResponseRecord]:
-        """One batch with per-item retries: only the items that failed retryably go again."""
+        """One batch with per-item retries: only the items that failed retryably go again.
+
+        Each round of the batch is one attempt under the shared retry policy: a round that
+        leaves retryable failures raises :class:`_ItemsToRetry`, so every item still pending
+        has taken part in every round and the policy's attempt limit is the items' limit.
+        """
         size = len(batch)
         replies: list[TargetReply | None] = [None] * size
         errors: list[str | None] = [None] * size
+        last_error: dict[int, RetryableTargetError] = {}
         attempts = [0] * size
         latency = [0.0] * size
         started_at = _now()
         todo = list(range(size))
-        while todo:
+
+        def answer_round() -> None:
+            nonlocal todo
             began = time.perf_counter()
             outcome = self._answer_batch([batch[index][1] for index in todo])
             elapsed_ms = (time.perf_counter() - began) * 1000
             again: list[int] = []
-            retry_after: float | None = None
             for index, item in zip(todo, outcome, strict=True):
                 attempts[index] += 1
                 latency[index] = elapsed_ms
                 if isinstance(item, TargetReply):
                     replies[index] = item
-                elif isinstance(item, RetryableTargetError) and attempts[index] <= self.max_retries:
-                    again.append(index)
-                    retry_after = max(retry_after or 0.0, item.retry_after_s or 0.0) or None
                 elif isinstance(item, RetryableTargetError):
-                    errors[index] = f"gave up after {attempts[index]} attempts: {item}"
+                    again.append(index)
+                    last_error[index] = item
                 else:
                     errors[index] = _error_text(item)
-            if again:
-                time.sleep(self._backoff(max(attempts[i] for i in again), retry_after))
             todo = again
+            if again:
+                hints = [last_error[index].retry_after_s or 0.0 for index in again]
+                raise _ItemsToRetry(max(hints) or None)
+
+        if todo:
+            try:
+                self.policy.call(answer_round, retryable=_pending)
+            except _ItemsToRetry:
+                for index in todo:
+                    errors[index] = _failure_text(last_error[index], attempts[index], True)
         finished_at = _now()
         records = []
         for index, (prompt, request) in enumerate(batch):
@@ -321,6 +328,7 @@ class _SuiteRun:
         *,
         from_cache: bool = False,
     ) -> ResponseRecord:
+        citations: tuple[Citation, ...]
         if reply is None:
             citations = ()
         elif reply.citations is None:
@@ -371,12 +379,30 @@ class _SuiteRun:
             if self.progress is not None:
                 self.progress(len(self.results), self.total)
 
-    def _backoff(self, attempt: int, retry_after_s: float | None) -> float:
-        delay = min(MAX_BACKOFF_S, self.backoff_base_s * 2 ** (attempt - 1))
-        delay *= random.uniform(0.5, 1.5)  # jitter: retries of parallel calls do not align
-        if retry_after_s is not None:
-            delay = max(delay, min(retry_after_s, MAX_BACKOFF_S))
-        return delay
+
+class _ItemsToRetry(Exception):
+    """Some items of a batch failed retryably: the policy runs another round for them.
+
+    Carries the largest Retry-After hint among them, which the policy's backoff honours.
+    """
+
+    def __init__(self, retry_after_s: float | None) -> None:
+        super().__init__("batch items to retry")
+        self.retry_after_s = retry_after_s
+
+
+def _retryable(error: BaseException) -> bool:
+    """Only a target's transient failures are worth another attempt."""
+    return isinstance(error, RetryableTargetError)
+
+
+def _pending(error: BaseException) -> bool:
+    return isinstance(error, _ItemsToRetry)
+
+
+def _failure_text(error: Exception, attempts: int, exhausted: bool) -> str:
+    """The row's error: a transient failure that outlived the retries says so."""
+    return f"gave up after {attempts} attempts: {error}" if exhausted else _error_text(error)
 
 
 def _history(prompt: SuitePrompt, first: ResponseRecord) -> tuple[ChatTurn, ...]:

@@ -43,6 +43,11 @@ HISTORY = "{{history}}"
 MESSAGES = "{{messages}}"
 
 
+def _default_template() -> JsonValue:
+    """The prompt and the earlier turns; typed as JSON so the field's default matches it."""
+    return {"prompt": PROMPT, "history": HISTORY}
+
+
 class _CommonTargetConfig(BaseModel):
     """Settings every target shares. They govern how the runner calls a target, not what it
     answers, so they are left out of the target fingerprint."""
@@ -103,9 +108,7 @@ class HttpTargetConfig(_CommonTargetConfig):
     url: str
     headers: dict[str, str] = Field(default_factory=dict)
     headers_env: dict[str, str] = Field(default_factory=dict)
-    request_template: JsonValue = Field(
-        default_factory=lambda: {"prompt": PROMPT, "history": HISTORY}
-    )
+    request_template: JsonValue = Field(default_factory=_default_template)
     answer_path: str
     citations_path: str | None = None
     context_path: str | None = None

@@ -2,8 +2,13 @@
 
 The judge sees the claim and the evidence as fenced, untrusted data and must answer with a
 JSON verdict that is validated field by field. A reply that is still invalid after one repair
-attempt, or a provider error, yields ``unverifiable`` rather than an exception: one flaky call
-must not abort a batch audit, and "the judge could not decide" is itself worth recording.
+attempt, or a provider error that outlived the retries, yields ``unverifiable`` rather than an
+exception: one flaky call must not abort a batch audit, and "the judge could not decide" is
+itself worth recording.
+
+Transient provider failures are retried under the same policy as calls to the targets
+(:mod:`audit_pipeline.retry`); the provider SDK is told not to retry on its own, so every
+attempt is one HTTP call and is counted in the verdict's usage.
 """
 
 from __future__ import annotations
@@ -21,10 +26,12 @@ from audit_pipeline.llm.litellm_io import (
     complete_with_usage,
     fence,
     fence_rules,
+    is_transient,
     new_fence_tag,
     parse_json_object,
 )
 from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.retry import RetryPolicy
 from audit_pipeline.verification.verdict import Label, Verdict
 
 JUDGE_VERSION = "judge-prompt-1"
@@ -98,14 +105,27 @@ def parse_verdict(
 
 
 class LLMJudgeVerifier:
-    """One litellm call per claim (plus at most one repair), run on a small thread pool."""
+    """One litellm call per claim (plus at most one repair), run on a small thread pool.
+
+    Each of those calls is retried on transient provider errors under ``retry`` (the shared
+    policy; its defaults are the targets' defaults). ``max_retries`` in ``litellm_params``
+    would make the provider SDK retry inside one attempt, unseen: it is 0 unless set there.
+    """
 
     name = "llm_judge"
 
-    def __init__(self, model: str, *, max_workers: int = 4, **litellm_params: Any) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        max_workers: int = 4,
+        retry: RetryPolicy | None = None,
+        **litellm_params: Any,
+    ) -> None:
         self.model = model
         self.max_workers = max_workers
-        self.litellm_params = litellm_params
+        self.retry = retry if retry is not None else RetryPolicy()
+        self.litellm_params = {"max_retries": 0, **litellm_params}
         self.version = f"{JUDGE_VERSION}:{model}"
 
     def verify(
@@ -125,9 +145,13 @@ class LLMJudgeVerifier:
         return verdict.with_usage(sum(spent, LLMUsage()))
 
     def _ask(self, messages: list[dict[str, str]], spent: list[LLMUsage]) -> str:
-        """One call, recorded in ``spent`` even when it raises.
+        """One call with its retries; raises the last error when the retries run out."""
+        return self.retry.call(lambda: self._attempt(messages, spent), retryable=is_transient)
 
-        A call that raised returned no usage to read; providers bill completed responses
+    def _attempt(self, messages: list[dict[str, str]], spent: list[LLMUsage]) -> str:
+        """One attempt, recorded in ``spent`` even when it raises.
+
+        An attempt that raised returned no usage to read; providers bill completed responses
         only, so it counts as a call that spent nothing.
         """
         try:

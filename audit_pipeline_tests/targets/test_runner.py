@@ -5,6 +5,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -19,13 +20,14 @@ from audit_pipeline.targets import (
     run_suite,
 )
 from audit_pipeline.targets.base import fingerprint_of
+from audit_pipeline.targets.http_target import HttpTarget
 from audit_pipeline_tests.targets.chat_server import ChatServer, ReceivedRequest, ServerReply
 from audit_pipeline_tests.targets.helpers import conversation, single, suite_of
 
 StartServer = Callable[[Callable[[ReceivedRequest], ServerReply]], ChatServer]
 
 
-def http_target(server: ChatServer):  # type: ignore[no-untyped-def]
+def http_target(server: ChatServer) -> HttpTarget:
     config = parse_target_config(
         "bot",
         {
@@ -35,7 +37,7 @@ def http_target(server: ChatServer):  # type: ignore[no-untyped-def]
             "answer_path": "answer",
         },
     )
-    return build_target("bot", config)
+    return cast(HttpTarget, build_target("bot", config))
 
 
 def answer_or_fail(request: ReceivedRequest) -> ServerReply:
@@ -185,6 +187,20 @@ def test_batch_targets_get_first_turns_in_batches(tmp_path: Path) -> None:
     again = run_suite(suite, bot, audit_id="b", cache=cache, backoff_base_s=0)
     assert bot.batches == [["broken", "broken"]]  # only the uncached failures
     assert [r.from_cache for r in again].count(True) == 5  # A, F, C turn 0 and 1, E
+
+
+def test_a_batch_item_that_stays_busy_gives_up_after_the_policys_attempts() -> None:
+    """Batch rounds run under the shared retry policy: only the busy item goes again, and it
+    gives up after ``max_retries`` retries like a single call would."""
+    bot = LocalBatchBot(batch_size=3)
+    bot.failures_left = {"flaky": 99}
+    suite = suite_of(single("A", "a"), single("F", "flaky"), single("B", "broken"))
+    records = run_suite(suite, bot, audit_id="a", max_retries=2, backoff_base_s=0)
+    assert bot.batches == [["a", "flaky", "broken"], ["flaky"], ["flaky"]]
+    a, flaky, broken = records
+    assert (a.response, a.attempts) == ("batched a", 1)
+    assert (flaky.error, flaky.attempts) == ("gave up after 3 attempts: busy", 3)
+    assert (broken.error, broken.attempts) == ("cannot answer", 1)
 
 
 class MisbehavingTarget:

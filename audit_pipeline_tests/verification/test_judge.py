@@ -1,8 +1,11 @@
 import json
 import re
 
+import litellm
+
 from audit_pipeline.claims import make_claim
 from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.retry import RetryPolicy
 from audit_pipeline.verification import Label, LLMJudgeVerifier
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
 
@@ -65,12 +68,45 @@ def test_repair_attempt_is_used_once_and_can_succeed() -> None:
     assert "could not be used" in repair[-1]["content"]
 
 
+NO_WAIT = RetryPolicy(max_retries=2, backoff_base_s=0)
+
+
 def test_provider_errors_give_unverifiable() -> None:
+    """A connection error is transient: retried under the shared policy, then recorded."""
     llm = ScriptedLLM([ConnectionError("no route to host")])
     with scripted_provider(llm) as model:
-        [verdict] = LLMJudgeVerifier(model).verify([CLAIM], [EVIDENCE])
+        [verdict] = LLMJudgeVerifier(model, retry=NO_WAIT).verify([CLAIM], [EVIDENCE])
     assert verdict.label is Label.UNVERIFIABLE
     assert "ConnectionError" in verdict.justification
+    assert len(llm.calls) == 3 and verdict.judge_calls == 3  # every attempt is a paid call
+
+
+def test_a_transient_provider_error_is_retried_and_the_retry_can_succeed() -> None:
+    rate_limited = litellm.RateLimitError("slow down", "scripted", "test-model")
+    llm = ScriptedLLM([rate_limited, verdict_json("unsupported", 0.1, ())])
+    with scripted_provider(llm) as model:
+        [verdict] = LLMJudgeVerifier(model, retry=NO_WAIT).verify([CLAIM], [EVIDENCE])
+    assert verdict.label is Label.UNSUPPORTED
+    assert len(llm.calls) == 2 and verdict.judge_calls == 2
+    assert llm.calls[1] == llm.calls[0]  # the same request again, not a repair
+
+
+def test_a_permanent_provider_error_is_not_retried() -> None:
+    """A wrong key fails the same way every time: one call, then unverifiable."""
+    denied = litellm.AuthenticationError("invalid api key", "scripted", "test-model")
+    llm = ScriptedLLM([denied, verdict_json("supported")])
+    with scripted_provider(llm) as model:
+        [verdict] = LLMJudgeVerifier(model, retry=NO_WAIT).verify([CLAIM], [EVIDENCE])
+    assert verdict.label is Label.UNVERIFIABLE
+    assert "AuthenticationError" in verdict.justification
+    assert len(llm.calls) == 1
+
+
+def test_the_provider_sdk_is_told_not_to_retry_unseen() -> None:
+    """Retries belong to the shared policy; SDK retries would hide calls from the usage."""
+    assert LLMJudgeVerifier("openai/gpt-4o-mini").litellm_params["max_retries"] == 0
+    chosen = LLMJudgeVerifier("openai/gpt-4o-mini", max_retries=2, timeout=5)
+    assert chosen.litellm_params == {"max_retries": 2, "timeout": 5}
 
 
 def test_injected_answer_text_is_fenced_as_data() -> None:

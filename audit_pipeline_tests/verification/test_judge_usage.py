@@ -6,17 +6,25 @@ scripted provider (``fake_llm``) to choose the model a reply claims, its tokens 
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 from litellm import cost_per_token
 
 from audit_pipeline.claims import make_claim
 from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.retry import RetryPolicy
 from audit_pipeline.verification import CascadeVerifier, Label, LLMJudgeVerifier
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
 from audit_pipeline_tests.verification.test_cascade import CLAIMS, FixedVerifier
 from audit_pipeline_tests.verification.test_judge import CLAIM, EVIDENCE, verdict_json
 
 TOKENS = (1000, 100)
+
+
+def approx_cost(value: float) -> float:
+    """``pytest.approx`` in place of a cost, so LLMUsage equality tolerates float rounding."""
+    return cast(float, pytest.approx(value))
 
 
 def price(calls: int = 1, model: str = "gpt-3.5-turbo") -> float:
@@ -31,7 +39,7 @@ def test_a_judged_verdict_carries_its_tokens_and_cost() -> None:
     llm = ScriptedLLM([verdict_json("supported")], usage=TOKENS)
     with scripted_provider(llm) as model:
         [verdict] = LLMJudgeVerifier(model).verify([CLAIM], [EVIDENCE])
-    assert verdict.usage == LLMUsage(1, *TOKENS, cost_usd=pytest.approx(price()))
+    assert verdict.usage == LLMUsage(1, *TOKENS, cost_usd=approx_cost(price()))
     assert verdict.cost_usd and verdict.cost_usd > 0
 
 
@@ -58,16 +66,18 @@ def test_a_repair_retry_charges_both_calls_to_the_same_verdict() -> None:
     with scripted_provider(llm) as model:
         [verdict] = LLMJudgeVerifier(model).verify([CLAIM], [EVIDENCE])
     assert verdict.label is Label.UNSUPPORTED and len(llm.calls) == 2
-    assert verdict.usage == LLMUsage(2, 2 * TOKENS[0], 2 * TOKENS[1], pytest.approx(price(2)))
+    assert verdict.usage == LLMUsage(2, 2 * TOKENS[0], 2 * TOKENS[1], approx_cost(price(2)))
 
 
 def test_a_failed_repair_call_keeps_the_first_calls_tokens() -> None:
     llm = ScriptedLLM(["not json", ConnectionError("reset")], usage=TOKENS)
+    retry = RetryPolicy(max_retries=1, backoff_base_s=0)
     with scripted_provider(llm) as model:
-        [verdict] = LLMJudgeVerifier(model).verify([CLAIM], [EVIDENCE])
+        [verdict] = LLMJudgeVerifier(model, retry=retry).verify([CLAIM], [EVIDENCE])
     assert verdict.label is Label.UNVERIFIABLE
-    # The call that raised counts, but returned no usage: it adds no tokens and no cost.
-    assert verdict.usage == LLMUsage(2, *TOKENS, cost_usd=pytest.approx(price()))
+    # The repair call and its retry raised: both count, but returned no usage, so they add
+    # no tokens and no cost.
+    assert verdict.usage == LLMUsage(3, *TOKENS, cost_usd=approx_cost(price()))
 
 
 def test_unknown_cost_makes_the_sum_unknown() -> None:
@@ -94,4 +104,4 @@ def test_the_cascade_charges_only_the_claims_it_sent_to_the_judge() -> None:
     assert [v.judge_calls for v in verdicts] == [0, 1, 0, 2]  # the failed judge is still paid
     assert verdicts[0].usage == verdicts[2].usage == LLMUsage()
     total = sum((v.usage for v in verdicts), LLMUsage())
-    assert total == LLMUsage(3, 3 * TOKENS[0], 3 * TOKENS[1], pytest.approx(price(3)))
+    assert total == LLMUsage(3, 3 * TOKENS[0], 3 * TOKENS[1], approx_cost(price(3)))
