@@ -32,6 +32,7 @@ from audit_pipeline.targets.target_config import TargetConfig, VaultBotTargetCon
 from audit_pipeline.terminology.checker import TerminologyChecker
 from audit_pipeline.terminology.settings import SkosmosSettings, build_terminology
 from audit_pipeline.validation.settings import ValidationSettings
+from audit_pipeline.vault.documents import DEFAULT_INCLUDE
 from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys
 
@@ -49,7 +50,8 @@ class _Section(BaseModel):
 
 class VaultSettings(_Section):
     path: Path = Path("data/sample-vault")
-    include: tuple[str, ...] = ("*.md", "*.markdown", "*.txt")
+    # Markdown and text are read as is; PDF, HTML and DOCX through vault.formats' converters.
+    include: tuple[str, ...] = DEFAULT_INCLUDE
     max_file_bytes: int = Field(default=2_000_000, gt=0)
     # A symlink that leads out of the vault is skipped (and listed) unless this is true.
     follow_external_symlinks: bool = False

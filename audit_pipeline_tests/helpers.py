@@ -64,7 +64,7 @@ def write_audit_config(root: Path, index_dir: Path | None = None, **sections: ob
             "lancedb_path": str(root / "warehouse" / "vault.lance"),
         },
         "suites": {"security-questionnaire": str(SAMPLE_SUITE)},
-        # The sample recording answers 12 of the suite's 61 turns.
+        # The sample recording answers 12 of the suite's 65 turns.
         "targets": {
             "recorded": {"type": "replay", "path": str(SAMPLE_REPLAY), "min_coverage": 0.15}
         },

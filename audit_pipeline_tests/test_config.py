@@ -64,6 +64,10 @@ def test_numbers_paths_and_lists_still_read_as_written(tmp_path: Path) -> None:
         "*.md",
         "*.markdown",
         "*.txt",
+        "*.pdf",
+        "*.html",
+        "*.htm",
+        "*.docx",
     )
     assert config.vault_path == tmp_path / "vault"
     assert (

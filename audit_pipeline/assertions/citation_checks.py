@@ -7,7 +7,9 @@ citation goes through levels that each catch one kind of invention:
 2. file existence: that file is in the vault being audited;
 3. content correlation: at least ``section_word_ratio`` of the significant words of the
    citation's section hint occur in the file, so "encryption-standard.md#Penetration Testing"
-   fails although the file is real.
+   fails although the file is real. A hint that names pages of a PDF (``runbook.pdf#p.2``,
+   ``#Containment (p.2)``, ``#pp. 1-2``, ``#page=2``) must name pages the file has, and the
+   rest of the hint is looked for on those pages (with the headings in force there) only.
 
 Level 4 belongs to the turn, not to a citation: the suite's ``required_citation_source`` must be
 among the verified cited files and each ``citation_must_contain`` string in some citation
@@ -17,6 +19,7 @@ label. A citation to another file alongside the required one is not an error.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,11 +31,18 @@ from audit_pipeline.assertions.text_match import (
     join_limited,
     quoted,
     significant_words,
+    word_set,
 )
-from audit_pipeline.assertions.vault_catalog import VaultCatalog
+from audit_pipeline.assertions.vault_catalog import CatalogEntry, VaultCatalog
 from audit_pipeline.targets.cited_sources import Citation
 
 LEVEL_NAMES = {1: "source mapping", 2: "file exists", 3: "content correlation"}
+# "p.2", "p. 2", "pp. 1-2", "page 2", "pages 1-2", "page=2" (the PDF open parameter).
+_PAGE_HINT = re.compile(
+    r"(?<![\w.])(?:pp?\.?|pages?\b|page=)\s*(\d{1,5})(?:\s*[-\u2013]\s*(\d{1,5}))?(?!\w)",
+    re.IGNORECASE,
+)
+_EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]")
 
 
 @dataclass(frozen=True)
@@ -142,8 +152,44 @@ def verify_citation(
         detail = f"cited file {resolution.file} is not in the vault"
         return _stopped(citation, level1, LevelResult(2, LEVEL_NAMES[2], False, detail))
     level2 = LevelResult(2, LEVEL_NAMES[2], True, f"{entry.doc_id} is in the vault")
-    level3 = _correlate(citation.section, entry.doc_id, entry.text, entry.words, settings)
+    level3 = _correlate_pages(citation.section, entry, settings)
+    if level3 is None:
+        level3 = _correlate(citation.section, entry.doc_id, entry.text, entry.words, settings)
     return CitationVerdict(citation, entry.doc_id, (level1, level2, level3))
+
+
+def split_page_hint(hint: str) -> tuple[tuple[int, int] | None, str]:
+    """The pages a section hint names (first, last) and the hint without them."""
+    match = _PAGE_HINT.search(hint)
+    if match is None:
+        return None, hint
+    first = int(match.group(1))
+    last = int(match.group(2)) if match.group(2) else first
+    rest = _EMPTY_BRACKETS.sub(" ", hint[: match.start()] + " " + hint[match.end() :])
+    return (first, last), rest.strip(" \t,;:-\u2013>#")
+
+
+def _correlate_pages(
+    section: str | None, entry: CatalogEntry, settings: AssertionSettings
+) -> LevelResult | None:
+    """Level 3 for a hint naming pages of a paged document; None when it is not that case
+    (a Markdown file keeps the plain check, so a heading such as "Landing page 2" is fine)."""
+    if not entry.pages or not section:
+        return None
+    pages, rest = split_page_hint(section)
+    if pages is None:
+        return None
+    first, last = pages
+    count = len(entry.pages)
+    label = f"p.{first}" if first == last else f"pp.{first}-{last}"
+    if not 1 <= first <= last <= count:
+        detail = f"{entry.doc_id} has {count} page(s); the citation names {label}"
+        return LevelResult(3, LEVEL_NAMES[3], False, detail)
+    if not rest:
+        return LevelResult(3, LEVEL_NAMES[3], True, f"{label} of {entry.doc_id} exists")
+    scope = "\n".join(entry.pages[first - 1 : last])
+    result = _correlate(rest, f"{entry.doc_id} {label}", scope, word_set(scope), settings)
+    return result
 
 
 def _stopped(citation: Citation, *done: LevelResult) -> CitationVerdict:

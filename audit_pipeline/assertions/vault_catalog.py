@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from audit_pipeline.assertions.text_match import squash, word_set
 from audit_pipeline.vault.documents import VaultScan
+from audit_pipeline.vault.page_scope import page_scopes
 
 _MIN_CONTAINED = 3  # a squashed label shorter than this ("a", "v2") never matches by containment
 _FILLER_WORDS = frozenset({"the", "a", "an", "of", "and", "our", "your", "for", "document"})
@@ -31,6 +32,8 @@ class CatalogEntry:
     stem_key: str = field(repr=False)
     title_key: str = field(repr=False)
     name_words: frozenset[str] = field(repr=False)
+    # Per page of a paged (PDF) document, what a page citation may name; empty otherwise.
+    pages: tuple[str, ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True)
@@ -71,9 +74,14 @@ class VaultCatalog:
 
     @classmethod
     def from_documents(
-        cls, documents: Iterable[tuple[str, str, str]], aliases: Mapping[str, str] | None = None
+        cls,
+        documents: Iterable[tuple[str, str, str]],
+        aliases: Mapping[str, str] | None = None,
+        page_starts: Mapping[str, tuple[int, ...]] | None = None,
     ) -> VaultCatalog:
-        """From ``(doc_id, title, text)`` triples."""
+        """From ``(doc_id, title, text)`` triples; ``page_starts`` maps a paged document's id to
+        the offsets where its pages begin, so page citations can be checked."""
+        starts = page_starts or {}
         entries = tuple(
             CatalogEntry(
                 doc_id=doc_id,
@@ -83,6 +91,7 @@ class VaultCatalog:
                 stem_key=squash(_stem(doc_id)),
                 title_key=squash(title),
                 name_words=word_set(f"{_stem(doc_id)} {title}"),
+                pages=page_scopes(text, starts.get(doc_id, ())),
             )
             for doc_id, title, text in documents
         )
@@ -91,7 +100,9 @@ class VaultCatalog:
     @classmethod
     def from_scan(cls, scan: VaultScan, aliases: Mapping[str, str] | None = None) -> VaultCatalog:
         return cls.from_documents(
-            ((doc.doc_id, doc.title, doc.text) for doc in scan.documents), aliases
+            ((doc.doc_id, doc.title, doc.text) for doc in scan.documents),
+            aliases,
+            {doc.doc_id: doc.page_starts for doc in scan.documents if doc.page_starts},
         )
 
     @property

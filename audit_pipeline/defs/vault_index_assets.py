@@ -42,8 +42,10 @@ class IndexState:
 @asset(
     group_name="vault",
     kinds={"python", "duckdb"},
-    description="Trusted documents read from the vault directory (Markdown and text). "
-    "Unreadable, binary, empty and oversized files are skipped with a warning.",
+    description="Trusted documents read from the vault directory (Markdown and text as is; "
+    "PDF, HTML and DOCX converted to Markdown-like text, a PDF with its page map). Unreadable, "
+    "binary, empty, oversized, damaged, encrypted and image-only files are skipped with a "
+    "warning.",
 )
 def vault_documents(
     context: AssetExecutionContext,

@@ -5,7 +5,10 @@ Chunks never cross a Markdown heading, so every chunk belongs to exactly one sec
 ``[source: file#section]`` points at, and what a verdict shows as its provenance. A section
 longer than the target is cut into overlapping word windows, preferring to end a window at a
 sentence end. ``document.text[chunk.start:chunk.end] == chunk.text`` always holds, so a span
-found in a chunk maps straight back into the source file.
+found in a chunk maps straight back into the source file (into the converted text, for a PDF,
+HTML or DOCX file). A chunk of a PDF knows its pages, and its section says them
+(``Containment (p.2)``, or ``p.2`` where the PDF has no headings), so evidence and the vault
+bot's citations read ``runbook.pdf#Containment (p.2)``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from audit_pipeline.vault.documents import VaultDocument
+from audit_pipeline.vault.formats.converted import page_label, page_span
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(```|~~~)")
@@ -35,10 +39,17 @@ class Chunk:
     end: int
     word_count: int
     doc_hash: str
+    first_page: int | None = None  # 1-based pages of a paged (PDF) document, else None
+    last_page: int | None = None
 
     @property
     def section(self) -> str:
-        return " > ".join(self.section_path)
+        """The heading path, and for a paged document the pages: ``A > B (p.2)``."""
+        heading = " > ".join(self.section_path)
+        if self.first_page is None or self.last_page is None:
+            return heading
+        pages = page_label(self.first_page, self.last_page)
+        return f"{heading} ({pages})" if heading else pages
 
     @property
     def embedding_text(self) -> str:
@@ -126,6 +137,7 @@ def chunk_document(
             if identifier in seen_ids:  # the same text twice in one file: keep ids unique
                 identifier = chunk_id(document.doc_id, f"{piece}\0{start}")
             seen_ids.add(identifier)
+            pages = page_span(document.page_starts, start, end)
             chunks.append(
                 Chunk(
                     chunk_id=identifier,
@@ -138,6 +150,8 @@ def chunk_document(
                     end=end,
                     word_count=last - first,
                     doc_hash=document.content_hash,
+                    first_page=pages[0] if pages else None,
+                    last_page=pages[1] if pages else None,
                 )
             )
     return chunks

@@ -4,6 +4,10 @@ A vault is a directory of trusted documents maintained by people, so it will con
 binary, a file saved in Latin-1 or a stray multi-gigabyte export. Those are skipped with a
 warning that names them; the audit goes on with the rest. A vault that is missing, or that
 yields no document at all, is an error: auditing against nothing would pass every claim.
+
+PDF, HTML and DOCX files are converted to Markdown-like text (``vault.formats``) as they are
+read; from then on a document is its text, whatever the file was, and a damaged, encrypted or
+image-only file is skipped like a binary one, with the reason.
 """
 
 from __future__ import annotations
@@ -17,7 +21,20 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from audit_pipeline.vault.formats import ConversionError, converter_for
+
+# The file types read by default: plain text as is, the rest through a converter.
+DEFAULT_INCLUDE: tuple[str, ...] = (
+    "*.md",
+    "*.markdown",
+    "*.txt",
+    "*.pdf",
+    "*.html",
+    "*.htm",
+    "*.docx",
+)
 _BINARY_SNIFF_BYTES = 8192
+_MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 _H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
@@ -27,7 +44,13 @@ class VaultError(RuntimeError):
 
 @dataclass(frozen=True)
 class VaultDocument:
-    """One trusted document. ``doc_id`` is its POSIX path relative to the vault root."""
+    """One trusted document. ``doc_id`` is its POSIX path relative to the vault root.
+
+    ``text`` is what is chunked and indexed: the file itself for Markdown and text, the
+    converted text for PDF, HTML and DOCX (``source_format`` says which), and every offset of
+    a chunk points into it. ``page_starts[i]`` is the offset where page ``i + 1`` begins (PDF;
+    empty for formats without pages), so a chunk knows its pages and a citation can name one.
+    """
 
     doc_id: str
     title: str
@@ -35,10 +58,18 @@ class VaultDocument:
     size_bytes: int
     modified_at: datetime
     text: str
+    source_format: str = "text"
+    page_starts: tuple[int, ...] = ()
+
+    @property
+    def page_count(self) -> int:
+        return len(self.page_starts)
 
 
 @dataclass(frozen=True)
 class SkippedFile:
+    """A file left out of the vault, with the reason shown to the user."""
+
     path: str
     reason: str
 
@@ -145,6 +176,23 @@ def _read_document(root: Path, path: Path, max_bytes: int) -> VaultDocument | Sk
         raw = path.read_bytes()
     except OSError as error:
         return SkippedFile(rel, f"unreadable: {error.strerror}")
+    modified_at = datetime.fromtimestamp(stat.st_mtime, tz=UTC)
+    converter = converter_for(path.name)
+    if converter is not None:
+        try:
+            converted = converter(raw)
+        except ConversionError as error:
+            return SkippedFile(rel, str(error))
+        return VaultDocument(
+            doc_id=rel,
+            title=_title(converted.text, converted.title or path.stem),
+            content_hash=content_hash(converted.text),
+            size_bytes=stat.st_size,
+            modified_at=modified_at,
+            text=converted.text,
+            source_format=converted.source_format,
+            page_starts=converted.page_starts,
+        )
     if b"\0" in raw[:_BINARY_SNIFF_BYTES]:
         return SkippedFile(rel, "binary file")
     try:
@@ -159,14 +207,15 @@ def _read_document(root: Path, path: Path, max_bytes: int) -> VaultDocument | Sk
         title=_title(text, path.stem),
         content_hash=content_hash(text),
         size_bytes=stat.st_size,
-        modified_at=datetime.fromtimestamp(stat.st_mtime, tz=UTC),
+        modified_at=modified_at,
         text=text,
+        source_format="markdown" if path.suffix.lower() in _MARKDOWN_SUFFIXES else "text",
     )
 
 
 def check_vault(
     root: str | Path,
-    include: Sequence[str] = ("*.md", "*.markdown", "*.txt"),
+    include: Sequence[str] = DEFAULT_INCLUDE,
     follow_external_symlinks: bool = False,
 ) -> None:
     """Cheap up-front check (no file is read): the vault exists, is a directory and holds a
@@ -188,7 +237,7 @@ def check_vault(
 
 def scan_vault(
     root: str | Path,
-    include: Sequence[str] = ("*.md", "*.markdown", "*.txt"),
+    include: Sequence[str] = DEFAULT_INCLUDE,
     max_file_bytes: int = 2_000_000,
     follow_external_symlinks: bool = False,
 ) -> VaultScan:

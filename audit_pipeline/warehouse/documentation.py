@@ -139,6 +139,24 @@ CLAIM_VIEW_DOCUMENTATION: Mapping[str, str] = {
 }
 
 
+# Migration 12: PDF, HTML and DOCX vault files; what was indexed is kept with its page map.
+VAULT_FORMATS_DOCUMENTATION: Mapping[str, str] = {
+    "COLUMN vault_documents.source_format": "markdown, text, pdf, html or docx: how the file "
+    "was read (pdf, html and docx are converted to Markdown-like text); NULL before migration "
+    "12.",
+    "COLUMN vault_documents.text": "The text that was chunked and indexed: the file itself for "
+    "Markdown and text, the converted text for PDF, HTML and DOCX. vault_chunks.start_char and "
+    "end_char, and every evidence offset, point into it. NULL before migration 12.",
+    "COLUMN vault_documents.page_starts": "For a PDF, the offset in text where each page "
+    "begins (page i + 1 starts at page_starts[i + 1], DuckDB lists being 1-based); NULL for "
+    "documents without pages.",
+    "COLUMN vault_chunks.first_page": "First PDF page the chunk's text comes from (1-based); "
+    "NULL for documents without pages.",
+    "COLUMN vault_chunks.last_page": "Last PDF page the chunk's text comes from; NULL for "
+    "documents without pages. The section ends with (p.N) or (p.N-M) for such chunks.",
+}
+
+
 def comment_statements(documentation: Mapping[str, str]) -> Iterator[str]:
     for key, text in documentation.items():
         kind, name = key.split(" ", 1)

@@ -15,6 +15,7 @@ from audit_pipeline.warehouse.documentation import (
     JUDGE_USAGE_DOCUMENTATION,
     RETRIEVAL_EVAL_DOCUMENTATION,
     SCORING_DOCUMENTATION,
+    VAULT_FORMATS_DOCUMENTATION,
     comment_statements,
 )
 from audit_pipeline.warehouse.validation_documentation import VALIDATION_DOCUMENTATION
@@ -484,6 +485,19 @@ MIGRATIONS: tuple[Migration, ...] = (
             "COMMENT ON COLUMN responses.guardrail_path IS 'The path the answer took through "
             "the guardrail: accepted, regenerated, extractive, generation_failed or "
             "abstained; NULL for targets without one (or with self_correct off)'",
+        ),
+    ),
+    Migration(
+        12,
+        "PDF, HTML and DOCX vault files: each document's format and indexed (converted) text, "
+        "the PDF page map, and the pages of each chunk",
+        (
+            "ALTER TABLE vault_documents ADD COLUMN source_format VARCHAR",
+            "ALTER TABLE vault_documents ADD COLUMN text VARCHAR",
+            "ALTER TABLE vault_documents ADD COLUMN page_starts BIGINT[]",
+            "ALTER TABLE vault_chunks ADD COLUMN first_page INTEGER",
+            "ALTER TABLE vault_chunks ADD COLUMN last_page INTEGER",
+            *comment_statements(VAULT_FORMATS_DOCUMENTATION),
         ),
     ),
 )

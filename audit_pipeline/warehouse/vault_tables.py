@@ -1,4 +1,8 @@
-"""Rows for the vault tables: what analysts see of the vault state (no vectors)."""
+"""Rows for the vault tables: what analysts see of the vault state (no vectors).
+
+Each document's indexed text is kept beside it, so an analyst can read what a PDF, HTML or
+DOCX file became and find every chunk and evidence offset in it.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +26,9 @@ def write_vault_documents(warehouse: Warehouse, scan: VaultScan) -> int:
             "modified_at": doc.modified_at,
             "vault_hash": scan.state_hash,
             "indexed_at": now,
+            "source_format": doc.source_format,
+            "text": doc.text,
+            "page_starts": list(doc.page_starts) or None,
         }
         for doc in scan.documents
     ]
@@ -46,6 +53,8 @@ def write_vault_chunks(warehouse: Warehouse, chunks: Sequence[Chunk]) -> int:
             "word_count": chunk.word_count,
             "text": chunk.text,
             "doc_hash": chunk.doc_hash,
+            "first_page": chunk.first_page,
+            "last_page": chunk.last_page,
         }
         for chunk in chunks
     ]

@@ -49,7 +49,7 @@ def test_two_audits_at_once_each_get_their_own_result(
     assert full.returncode == 1, full_err  # the recorded answers hallucinate: BLOCK
     whole, single = json.loads(full_json.read_text()), json.loads(one_json.read_text())
     assert whole["audit_id"] != single["audit_id"]
-    assert whole["summary"]["total"] == 54 and whole["decision"] == "block"
+    assert whole["summary"]["total"] == 58 and whole["decision"] == "block"
     assert whole["risk"] > 0.25
     assert single["summary"]["total"] == 1 and single["decision"] == "deploy"
     assert whole["audit_id"] in full_out and "DECISION: BLOCK" in full_out

@@ -35,7 +35,7 @@ def test_skipped_files_are_listed_on_the_console_and_in_the_logs(
         "loop/again": "symlink loop",
         "linked.md": "outside the vault: not followed",
     }
-    assert "7 documents (4 skipped)" in result.stdout
+    assert "9 documents (4 skipped)" in result.stdout
     console = [line for line in result.stdout.splitlines() if line.startswith("  skipped  ")]
     assert len(console) == 4
     for path, reason in expected.items():

@@ -13,6 +13,7 @@ from audit_pipeline.suitegen.builder import quotas
 from audit_pipeline.suitegen.facts import key_facts
 from audit_pipeline.suitegen.use_cases import SECURITY, SUPPORT, catalogs_for
 from audit_pipeline.suites.loader import load_suite
+from audit_pipeline.vault.documents import scan_vault
 from audit_pipeline_tests.helpers import SAMPLE_VAULT, write_audit_config
 
 USE_CASE = "A security questionnaire assistant for our B2B SaaS trust portal"
@@ -78,7 +79,8 @@ def test_the_offline_draft_of_the_sample_vault_validates(generated: tuple[Path, 
     assert len(suite) == 24
     answers, gaps, attacks = kinds["GEN-A"], kinds["GEN-F"], kinds["GEN-X"]
     assert len(answers) >= 12 and gaps and attacks
-    vault = {p.name: p.read_text() for p in SAMPLE_VAULT.glob("*.md")}
+    # Every document as indexed: Markdown as is, the PDF and the HTML page converted.
+    vault = {doc.doc_id: doc.text for doc in scan_vault(SAMPLE_VAULT).documents}
     assert {a.turns[0].required_citation_source for a in answers} == set(vault)  # every document
     for prompt in answers:
         turn = prompt.turns[0]

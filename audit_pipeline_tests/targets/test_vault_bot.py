@@ -28,6 +28,7 @@ from audit_pipeline.targets.kinds import build_target
 from audit_pipeline.targets.target_config import VaultBotTargetConfig, parse_target_config
 from audit_pipeline.targets.vault_bot import VaultBotTarget
 from audit_pipeline.validation.guardrail_validator import guardrail_validator
+from audit_pipeline.vault.documents import scan_vault
 from audit_pipeline_tests.helpers import SAMPLE_SUITE, SAMPLE_VAULT
 
 THRESHOLD = 0.5
@@ -74,7 +75,7 @@ def test_answers_a_vault_question_citing_the_right_file(bot: VaultBotTarget) -> 
     assert "Key Rotation" in reply.citations[0]
     # The context is exactly the vault text the model was shown.
     assert reply.context
-    vault_text = "".join(p.read_text(encoding="utf-8") for p in SAMPLE_VAULT.glob("*.md"))
+    vault_text = "".join(doc.text for doc in scan_vault(SAMPLE_VAULT).documents)
     assert all(chunk in vault_text for chunk in reply.context)
     # The answer comes before the citations the bot appended.
     answer = reply.text[: cited[0].start]
