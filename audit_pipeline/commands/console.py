@@ -179,8 +179,10 @@ def worst_claims(warehouse: Warehouse, audit_id: str, limit: int = 5) -> list[di
         JOIN claims c USING (audit_id, claim_id)
         LEFT JOIN evidence e ON e.audit_id = v.audit_id AND e.claim_id = v.claim_id
              AND e.rank = 1
-        WHERE v.audit_id = ? AND v.label IN ('contradicted', 'unsupported', 'weakly_supported')
-        ORDER BY CASE v.label WHEN 'contradicted' THEN 0 WHEN 'unsupported' THEN 1 ELSE 2 END,
+        WHERE v.audit_id = ?
+          AND v.label IN ('stale', 'contradicted', 'unsupported', 'weakly_supported')
+        ORDER BY CASE v.label WHEN 'stale' THEN 0 WHEN 'contradicted' THEN 0
+                              WHEN 'unsupported' THEN 1 ELSE 2 END,
                  v.probability
         LIMIT ?
         """,
@@ -191,7 +193,7 @@ def worst_claims(warehouse: Warehouse, audit_id: str, limit: int = 5) -> list[di
 
 def print_worst_claims(rows: Sequence[Mapping[str, Any]], out: TextIO = sys.stdout) -> None:
     if not rows:
-        print("\nNo unsupported or contradicted claims.", file=out)
+        print("\nNo unsupported, contradicted or stale claims.", file=out)
         return
     print("\nWorst claims and their best evidence:", file=out)
     for row in rows:

@@ -33,9 +33,13 @@ from audit_pipeline.terminology.audit import (
     plan_audit,
     prompts_of,
 )
-from audit_pipeline.verification.audit_verdicts import verify_claims
-from audit_pipeline.verification.configured import build_extractor, build_verifier
+from audit_pipeline.verification.configured import (
+    build_extractor,
+    build_verifier,
+    verifier_identity,
+)
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_responses
+from audit_pipeline.warehouse.reverification import verify_audit
 from audit_pipeline.warehouse.verdict_tables import (
     answered_turns,
     load_claims,
@@ -46,7 +50,7 @@ from audit_pipeline.warehouse.verdict_tables import (
     write_verdicts,
 )
 
-_WORST = ("contradicted", "unsupported", "weakly_supported")
+_WORST = ("stale", "contradicted", "unsupported", "weakly_supported")
 
 
 def build_claim_verification_assets(partitions: PartitionsDefinition) -> list[AssetsDefinition]:
@@ -168,18 +172,28 @@ def build_claim_verification_assets(partitions: PartitionsDefinition) -> list[As
         index: VaultIndexResource,
         judge_key: JudgeKeyResource,
         evidence: AuditRef,
+        vault_index: IndexState,
     ) -> Output[AuditRef]:
         config = settings.config
         store = warehouse.get()
         stored = load_claims(store, evidence.audit_id)
         passages = load_evidence(store, evidence.audit_id)
         verifier = build_verifier(config.detection, index.embedder.get(), judge_key.api_key)
-        results = verify_claims(stored, passages, verifier)
+        run = verify_audit(
+            store,
+            target=evidence.target,
+            claims=stored,
+            evidence=passages,
+            verifier=verifier,
+            verifier_id=verifier_identity(verifier, config.detection),
+            vault_state=vault_index.vault_hash,
+        )
+        results = run.verdicts
         terminology = config.terminology()
         if terminology is not None:
             prompts = prompts_of(load_responses(store, evidence.audit_id))
             results = audit_verdicts(results, stored, plan_audit(terminology, stored, prompts))
-        write_verdicts(store, evidence.audit_id, stored, results)
+        write_verdicts(store, evidence.audit_id, stored, results, run.provenance)
         spent = sum((v.usage for v in results), LLMUsage())
         labels = Counter(str(v.label) for v in results)
         context.log.info(f"verdicts: {dict(labels)}")
@@ -201,6 +215,9 @@ def build_claim_verification_assets(partitions: PartitionsDefinition) -> list[As
             metadata={
                 "audit_id": evidence.audit_id,
                 "claims": len(results),
+                "verified_now": run.verified,
+                "carried_over": run.carried,
+                "vault_hash": vault_index.vault_hash,
                 **{f"label_{name}": labels.get(name, 0) for name in (*_WORST, "supported")},
                 "label_unverifiable": labels.get("unverifiable", 0),
                 "verifier": f"{verifier.name} {verifier.version}",

@@ -29,6 +29,7 @@ VERDICT_COLOURS: dict[str, str] = {
     "weakly_supported": "#7cc48a",
     "unsupported": "#e69b00",
     "contradicted": "#c42b2b",
+    "stale": "#8a4fbf",
     "unverifiable": "#a8b0bd",
     "pending": "#dde1e7",
 }

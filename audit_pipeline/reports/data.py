@@ -20,16 +20,10 @@ from typing import Any
 import duckdb
 
 from audit_pipeline.verification.scorer import LocalModel
+from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Label
 from audit_pipeline.warehouse.store import Warehouse
 
-HALLUCINATION_LABELS: frozenset[str] = frozenset({"unsupported", "contradicted"})
-VERDICT_LABELS: tuple[str, ...] = (
-    "supported",
-    "weakly_supported",
-    "unsupported",
-    "contradicted",
-    "unverifiable",
-)
+VERDICT_LABELS: tuple[str, ...] = tuple(str(label) for label in Label)
 TREND_LIMIT = 12
 
 
@@ -89,6 +83,9 @@ class Claim:
     evidence: tuple[Evidence, ...]
     error_spans: tuple[tuple[int, int], ...] = ()
     verifier_version: str | None = None
+    # A stale claim: what the vault said before its document changed.
+    superseded_texts: tuple[str, ...] = ()
+    carried_from: str | None = None  # the audit whose verification this verdict comes from
 
     @property
     def is_hallucination(self) -> bool:
@@ -290,7 +287,9 @@ def load_report_data(
         claims = _rows(
             con,
             "SELECT c.*, v.label, v.probability, v.justification, v.supporting_chunk_ids,"
-            " v.verifier, v.verifier_version, v.decided_by, v.error_spans"
+            " v.verifier, v.verifier_version, v.decided_by, v.error_spans, v.carried_from,"
+            " (SELECT list(h.text ORDER BY h.chunk_id) FROM vault_chunk_history h"
+            "  WHERE list_contains(v.superseded_chunk_ids, h.chunk_id)) AS superseded_texts"
             " FROM claims c LEFT JOIN verdicts v"
             " ON v.audit_id = c.audit_id AND v.claim_id = c.claim_id"
             " WHERE c.audit_id = ? ORDER BY c.prompt_id, c.turn, c.start_char, c.claim_id",
@@ -523,6 +522,8 @@ def _claim(row: Mapping[str, Any], evidence: Sequence[Evidence]) -> Claim:
         evidence=tuple(evidence),
         error_spans=_spans(row.get("error_spans")),
         verifier_version=row.get("verifier_version"),
+        superseded_texts=tuple(str(t) for t in row.get("superseded_texts") or ()),
+        carried_from=row.get("carried_from"),
     )
 
 

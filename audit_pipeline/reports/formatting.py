@@ -112,7 +112,7 @@ def failure_reasons(prompt: PromptResult) -> list[tuple[str, str]]:
     if any(turn.error for turn in prompt.turns):
         reasons.append(("error", "no answer"))
     hallucinations: list[Claim] = list(prompt.hallucinations)
-    for label in ("contradicted", "unsupported"):
+    for label in ("stale", "contradicted", "unsupported"):
         n = sum(1 for claim in hallucinations if claim.label == label)
         if n:
             reasons.append((label, f"{n} {label}"))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 # Higher wins when spans overlap: the segment takes the class of its most severe claim.
-SEVERITY: dict[str, int] = {"contradicted": 2, "unsupported": 1}
+SEVERITY: dict[str, int] = {"stale": 2, "contradicted": 2, "unsupported": 1}
 
 
 @dataclass(frozen=True)

@@ -325,7 +325,7 @@ def _turn(turn: Turn, refs: Mapping[str, str], heading: str | None) -> str:
     )
     if claims:
         parts.append(
-            "**Unsupported and contradicted claims**\n\n"
+            "**Unsupported, contradicted and stale claims**\n\n"
             + "\n\n".join(_claim(c, refs[c.claim_id]) for c in claims)
         )
     if turn.citations:
@@ -432,6 +432,11 @@ def _claim(claim: Claim, ref: str) -> str:
         )
     if not claim.evidence:
         lines.append("  - No evidence was retrieved for this claim.")
+    for text in claim.superseded_texts:
+        lines.append(
+            "  - Before the change the vault said: "
+            f"{escape_markdown(plain_excerpt(text, EVIDENCE_CHARS))}"
+        )
     return "\n".join(lines)
 
 

@@ -23,8 +23,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audit_pipeline.scoring.rules import HALLUCINATED, Decision, RiskThresholds
+from audit_pipeline.verification.verdict import Label
 
-LABELS = ("supported", "weakly_supported", "unsupported", "contradicted", "unverifiable")
+LABELS = tuple(str(label) for label in Label)  # supported ... stale, unverifiable
 
 
 class RiskWeights(BaseModel):
@@ -32,6 +33,7 @@ class RiskWeights(BaseModel):
 
     unsupported: float = Field(default=1.0, ge=0)
     contradicted: float = Field(default=1.0, ge=0)
+    stale: float = Field(default=1.0, ge=0)  # a contradicted fact the vault changed
     weakly_supported: float = Field(default=0.5, ge=0)
 
 
@@ -141,6 +143,7 @@ def risk_of(counts: Counter[str] | dict[str, int], weights: RiskWeights) -> floa
     weighted = (
         weights.unsupported * counts.get("unsupported", 0)
         + weights.contradicted * counts.get("contradicted", 0)
+        + weights.stale * counts.get("stale", 0)
         + weights.weakly_supported * counts.get("weakly_supported", 0)
     )
     return weighted / verifiable

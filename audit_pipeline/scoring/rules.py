@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from audit_pipeline.verification.verdict import HALLUCINATION_LABELS
+
 Decision = Literal["deploy", "warn", "block"]
 Zone = Decision
 GateStatus = Literal["pass", "warn", "error"]
@@ -32,7 +34,7 @@ GateStatus = Literal["pass", "warn", "error"]
 INCOMPLETE: Final = "incomplete"
 # Decisions from least to most severe (``incomplete`` says nothing was decided, the worst).
 DECISION_ORDER: Final = ("deploy", "warn", "block", INCOMPLETE)
-HALLUCINATED: Final = frozenset({"unsupported", "contradicted"})
+HALLUCINATED: Final = HALLUCINATION_LABELS  # unsupported, contradicted, stale
 BEHAVIOR_ASSERTION: Final = "behavior"
 
 

@@ -81,6 +81,7 @@ def evaluate(config_path: Path, target: str | None, suite: str | None) -> dict[s
         "unsupported": int(counts.get("unsupported", 0)),
         "weakly_supported": int(counts.get("weakly_supported", 0)),
         "contradicted": int(counts.get("contradicted", 0)),
+        "stale": int(counts.get("stale", 0)),
         "unverifiable": int(counts.get("unverifiable", 0)),
         "details": [
             {

@@ -26,7 +26,7 @@ from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
 from audit_pipeline.validation.query_type import detect_query_type
 from audit_pipeline.validation.selfrag import GROUNDED_LABELS, SelfRagChecks, self_rag_checks
 from audit_pipeline.validation.settings import ValidationSettings
-from audit_pipeline.verification.verdict import Verdict
+from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Verdict
 
 GIVEN = "given_source"
 
@@ -82,7 +82,7 @@ class ValidationResult:
 
     @property
     def hallucinated(self) -> bool:
-        return any(str(c.verdict.label) in ("unsupported", "contradicted") for c in self.claims)
+        return any(c.verdict.label in HALLUCINATION_LABELS for c in self.claims)
 
     def to_dict(self) -> dict[str, Any]:
         return {

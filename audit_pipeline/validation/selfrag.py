@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from audit_pipeline.validation.query_type import QueryType
 from audit_pipeline.validation.settings import ValidationSettings
+from audit_pipeline.verification.verdict import HALLUCINATION_LABELS
 
 SupportLevel = Literal["full", "partial", "none"]
 Recommendation = Literal["accept", "retry", "reject"]
@@ -39,8 +40,8 @@ LABEL_SUPPORT = {
     "weakly_supported": 0.5,
     "unsupported": 0.0,
     "contradicted": 0.0,
+    "stale": 0.0,
 }
-HALLUCINATED = frozenset({"unsupported", "contradicted"})
 GROUNDED_LABELS = frozenset({"supported", "weakly_supported"})
 
 
@@ -83,7 +84,7 @@ def support_level(labels: Sequence[str]) -> SupportLevel:
     share = support_share(labels)
     if share is None or share == 0.0:
         return "none"
-    if not HALLUCINATED.intersection(labels) and share >= 0.75:
+    if not HALLUCINATION_LABELS.intersection(labels) and share >= 0.75:
         return "full"
     return "partial"
 
@@ -126,7 +127,7 @@ def self_rag_checks(
     share = share or 0.0
     usefulness = round(addresses * share, 4)
     value = confidence(query_type, grounding_relevance, share, usefulness)
-    hallucinated = bool(HALLUCINATED.intersection(labels))
+    hallucinated = bool(HALLUCINATION_LABELS.intersection(labels))
     reasons = [
         f"{query_type} question",
         f"sources relevant {relevance:.2f} (used {grounding_relevance:.2f})",

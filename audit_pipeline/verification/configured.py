@@ -6,6 +6,7 @@ straight into the litellm call parameters and is never logged or stored.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,3 +56,11 @@ def build_verifier(
     if settings.verifier == "llm":
         return judge
     return CascadeVerifier(LocalVerifier(embedder), judge, band=settings.cascade_band)
+
+
+def verifier_identity(verifier: Verifier, settings: DetectionSettings) -> str:
+    """What a verdict depends on besides its claim and evidence: the verifier's name and
+    version and every detection setting (thresholds, judge model, cascade band). A change to
+    any of them means no earlier verdict is carried over (``verification/reuse.py``)."""
+    digest = hashlib.sha256(settings.model_dump_json().encode("utf-8")).hexdigest()[:16]
+    return f"{verifier.name}:{verifier.version}:{digest}"

@@ -22,17 +22,23 @@ class Label(StrEnum):
 
     ``unverifiable`` is reserved for "the verifier could not decide" (no evidence given, a
     judge that returned garbage): it is not evidence of a hallucination, and risk scoring
-    treats it separately from ``unsupported``.
+    treats it separately from ``unsupported``. ``stale`` is a contradiction of a fact the
+    vault stated before a document changed (``staleness.py``): a hallucination of its own kind.
     """
 
     SUPPORTED = "supported"
     WEAKLY_SUPPORTED = "weakly_supported"
     UNSUPPORTED = "unsupported"
     CONTRADICTED = "contradicted"
+    STALE = "stale"
     UNVERIFIABLE = "unverifiable"
 
 
-HALLUCINATION_LABELS = frozenset({Label.UNSUPPORTED, Label.CONTRADICTED})
+# The one list of labels that make an answer hallucinated: scoring, reports and validation
+# all read it from here.
+HALLUCINATION_LABELS: frozenset[str] = frozenset(
+    {Label.UNSUPPORTED, Label.CONTRADICTED, Label.STALE}
+)
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,9 @@ class Verdict:
     # Inside a flagged claim, the claim-relative character spans that the evidence does not
     # back (a changed number, an unknown name), so a reviewer sees what is wrong at a glance.
     error_spans: tuple[tuple[int, int], ...] = ()
+    # For a stale claim: the chunks of an earlier vault state that supported it (their texts
+    # are in the warehouse's vault_chunk_history).
+    superseded_chunk_ids: tuple[str, ...] = ()
 
     @property
     def usage(self) -> LLMUsage:

@@ -18,6 +18,7 @@ from audit_pipeline.warehouse.documentation import (
     VAULT_FORMATS_DOCUMENTATION,
     comment_statements,
 )
+from audit_pipeline.warehouse.reverify_documentation import REVERIFY_DOCUMENTATION
 from audit_pipeline.warehouse.validation_documentation import VALIDATION_DOCUMENTATION
 
 
@@ -498,6 +499,82 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE vault_chunks ADD COLUMN first_page INTEGER",
             "ALTER TABLE vault_chunks ADD COLUMN last_page INTEGER",
             *comment_statements(VAULT_FORMATS_DOCUMENTATION),
+        ),
+    ),
+    Migration(
+        13,
+        "re-verify what changed: verdict keys, carried-over verdicts with their vault state, "
+        "stale claims and the chunk history of the vault",
+        (
+            "ALTER TABLE verdicts ADD COLUMN verdict_key VARCHAR",
+            "ALTER TABLE verdicts ADD COLUMN vault_state VARCHAR",
+            "ALTER TABLE verdicts ADD COLUMN carried_from VARCHAR",
+            "ALTER TABLE verdicts ADD COLUMN superseded_chunk_ids VARCHAR[]",
+            "ALTER TABLE risk_scores ADD COLUMN stale INTEGER DEFAULT 0",
+            """
+            CREATE TABLE vault_chunk_history (
+                chunk_id      VARCHAR PRIMARY KEY,
+                doc_id        VARCHAR NOT NULL,
+                section       VARCHAR,
+                text          VARCHAR NOT NULL,
+                doc_hash      VARCHAR NOT NULL,
+                first_seen_at TIMESTAMPTZ NOT NULL
+            )
+            """,
+            "INSERT INTO vault_chunk_history SELECT chunk_id, doc_id, section, text, doc_hash, "
+            "now() FROM vault_chunks",
+            """
+            CREATE OR REPLACE VIEW v_audit_summary AS
+            WITH prompts AS (
+                SELECT audit_id, prompt_id, bool_and(passed) AS passed,
+                       count(*) AS assertions, count(*) FILTER (WHERE NOT passed) AS failed
+                FROM assertion_results GROUP BY audit_id, prompt_id
+            ), per_audit AS (
+                SELECT audit_id, count(*) AS prompts,
+                       count(*) FILTER (WHERE passed) AS prompts_passed,
+                       sum(assertions) AS assertions, sum(failed) AS assertions_failed
+                FROM prompts GROUP BY audit_id
+            )
+            SELECT a.audit_id, a.target, a.suite, a.started_at, a.finished_at, a.status,
+                   a.decision, a.risk, p.prompts, p.prompts_passed,
+                   p.prompts_passed / nullif(p.prompts, 0) AS pass_rate,
+                   p.assertions, p.assertions_failed, r.claims, r.supported,
+                   r.weakly_supported, r.unsupported, r.contradicted, r.stale, r.unverifiable,
+                   r.hallucination_rate, r.citation_accuracy, r.fallback_rate, r.refusal_rate
+            FROM audits a
+            LEFT JOIN per_audit p USING (audit_id)
+            LEFT JOIN risk_scores r ON r.audit_id = a.audit_id AND r.scope = 'audit'
+            """,
+            """
+            CREATE OR REPLACE VIEW v_claim_verdicts AS
+            SELECT a.audit_id, a.target, a.started_at, c.prompt_id, c.turn, c.claim_id,
+                   c.text AS claim, c.start_char, c.end_char, v.label, v.probability,
+                   v.error_spans, v.justification, v.verifier, v.verifier_version,
+                   v.decided_by, v.vault_state, v.carried_from,
+                   e.document AS evidence_document, e.section AS evidence_section,
+                   e.text AS evidence_text, e.vector_score, e.bm25_score, e.fused_score,
+                   e.source AS evidence_source, e.fallback_mode
+            FROM claims c
+            JOIN audits a USING (audit_id)
+            LEFT JOIN verdicts v ON v.audit_id = c.audit_id AND v.claim_id = c.claim_id
+            LEFT JOIN evidence e ON e.audit_id = c.audit_id AND e.claim_id = c.claim_id
+                 AND e.rank = 1
+            """,
+            """
+            CREATE VIEW v_stale_claims AS
+            SELECT a.audit_id, a.target, a.started_at, c.prompt_id, c.turn, c.claim_id,
+                   c.text AS claim, v.justification, v.vault_state,
+                   e.document AS evidence_document, e.text AS evidence_text,
+                   (SELECT string_agg(h.text, ' | ') FROM vault_chunk_history h
+                    WHERE list_contains(v.superseded_chunk_ids, h.chunk_id)) AS superseded_text
+            FROM verdicts v
+            JOIN claims c ON c.audit_id = v.audit_id AND c.claim_id = v.claim_id
+            JOIN audits a ON a.audit_id = v.audit_id
+            LEFT JOIN evidence e ON e.audit_id = v.audit_id AND e.claim_id = v.claim_id
+                 AND e.rank = 1
+            WHERE v.label = 'stale'
+            """,
+            *comment_statements(REVERIFY_DOCUMENTATION),
         ),
     ),
 )

@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from audit_pipeline.claims.audit_claims import AuditClaim
 from audit_pipeline.claims.claim import Claim
 from audit_pipeline.evidence.passages import EvidencePassage
-from audit_pipeline.verification.verdict import Verdict
+from audit_pipeline.verification.verdict import Label, Verdict
 from audit_pipeline.warehouse.store import or_none
 
 
@@ -27,7 +28,10 @@ class TableRow(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _missing_as_none(cls, value: Any) -> Any:
+    def _from_pandas(cls, value: Any) -> Any:
+        """Values as pandas reads them back: NaN / NA as None, list columns as lists."""
+        if isinstance(value, np.ndarray):
+            return value.tolist()
         return or_none(value)
 
     def column_values(self) -> dict[str, Any]:
@@ -134,9 +138,24 @@ class VerdictRow(TableRow):
     # JSON [[start, end], ...] relative to the claim text, so it stays meaningful whatever span
     # the claim has in the response.
     error_spans: str
+    # Re-verifying what changed (verification/reuse.py): the content key, the vault state the
+    # evidence came from, and the audit that computed a verdict carried over unchanged.
+    verdict_key: str | None = None
+    vault_state: str | None = None
+    carried_from: str | None = None
+    superseded_chunk_ids: list[str] | None = None
 
     @classmethod
-    def of(cls, audit_id: str, claim: AuditClaim, verdict: Verdict) -> VerdictRow:
+    def of(
+        cls,
+        audit_id: str,
+        claim: AuditClaim,
+        verdict: Verdict,
+        *,
+        verdict_key: str | None = None,
+        vault_state: str | None = None,
+        carried_from: str | None = None,
+    ) -> VerdictRow:
         return cls(
             audit_id=audit_id,
             claim_id=claim.claim_id,
@@ -154,4 +173,27 @@ class VerdictRow(TableRow):
             completion_tokens=verdict.completion_tokens,
             cost_usd=verdict.cost_usd,
             error_spans=json.dumps([[int(lo), int(hi)] for lo, hi in verdict.error_spans]),
+            verdict_key=verdict_key,
+            vault_state=vault_state,
+            carried_from=carried_from,
+            superseded_chunk_ids=list(verdict.superseded_chunk_ids) or None,
+        )
+
+    def verdict(self) -> Verdict:
+        """The verdict as computed; what its judge calls cost stays with the audit that paid."""
+        spans = json.loads(self.error_spans) if self.error_spans else []
+        return Verdict(
+            label=Label(self.label),
+            probability=self.probability if self.probability is not None else 0.0,
+            justification=self.justification or "",
+            supporting_chunk_ids=tuple(self.supporting_chunk_ids),
+            verifier=self.verifier,
+            verifier_version=self.verifier_version,
+            decided_by=self.decided_by,
+            judge_calls=0,
+            prompt_tokens=0,
+            completion_tokens=0,
+            cost_usd=0.0,
+            error_spans=tuple((int(lo), int(hi)) for lo, hi in spans),
+            superseded_chunk_ids=tuple(self.superseded_chunk_ids or ()),
         )

@@ -9,7 +9,7 @@ other audit alone.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +21,7 @@ from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim
 from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.llm.usage import LLMUsage
 from audit_pipeline.verification.verdict import Verdict
+from audit_pipeline.warehouse.reverification import Provenance
 from audit_pipeline.warehouse.store import Warehouse, or_none
 from audit_pipeline.warehouse.table_rows import ClaimRow, EvidenceRow, VerdictRow
 
@@ -82,15 +83,30 @@ def load_evidence(warehouse: Warehouse, audit_id: str) -> dict[str, list[Evidenc
 
 
 def write_verdicts(
-    warehouse: Warehouse, audit_id: str, claims: Sequence[AuditClaim], verdicts: Sequence[Verdict]
+    warehouse: Warehouse,
+    audit_id: str,
+    claims: Sequence[AuditClaim],
+    verdicts: Sequence[Verdict],
+    provenance: Mapping[str, Provenance] | None = None,
 ) -> int:
     """Verdict rows, and their judge usage summed onto the audit row, in one transaction.
 
+    ``provenance`` (claim id -> key, vault state, carried from) comes from ``verify_audit``.
+
     A re-verified audit therefore shows the judge bill of its latest verdicts, never a mix.
     """
-    rows = [
-        VerdictRow.of(audit_id, c, v).column_values() for c, v in zip(claims, verdicts, strict=True)
-    ]
+    rows = []
+    for claim, verdict in zip(claims, verdicts, strict=True):
+        origin = (provenance or {}).get(claim.claim_id)
+        row = VerdictRow.of(
+            audit_id,
+            claim,
+            verdict,
+            verdict_key=origin.verdict_key if origin else None,
+            vault_state=origin.vault_state if origin else None,
+            carried_from=origin.carried_from if origin else None,
+        )
+        rows.append(row.column_values())
     total = sum((v.usage for v in verdicts), LLMUsage())
     return warehouse.replace_many(
         [("verdicts", rows, {"audit_id": audit_id})],
