@@ -17,6 +17,7 @@ from audit_pipeline.index.collections import CollectionPolicy
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.reliability.breaker_settings import BreakerSettings
+from audit_pipeline.reliability.circuit_breaker import CircuitBreaker
 from audit_pipeline.verification.configured import needs_judge
 from audit_pipeline.warehouse.store import Warehouse
 
@@ -97,7 +98,7 @@ class VaultIndexResource(ConfigurableResource):
             self.index(),
             candidates=self.candidates,
             rrf_k=self.rrf_k,
-            breaker=breaker.breaker("embeddings"),
+            breaker=CircuitBreaker(breaker, "embeddings"),
             fallback_penalty=breaker.fallback_penalty,
             collections=collections,
         )

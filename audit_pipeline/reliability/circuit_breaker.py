@@ -1,16 +1,19 @@
 """A circuit breaker: stop calling a dependency that keeps failing, and probe it later.
 
-Without one, an embedding service that is down costs every query a full timeout before the
-caller falls back, and the retries add load to a service that is trying to recover. The breaker
-counts consecutive failures; after ``failure_threshold`` of them it *opens* and rejects calls at
-once (``CircuitOpenError``) so callers go straight to their fallback. After ``reset_timeout_s``
-it turns *half-open* and lets one trial call through at a time; ``success_threshold``
-consecutive successes close it again, and a failure re-opens it for another full timeout.
+Without one, an embedding service that is down costs every query a full timeout (and the
+client's own retries) before the caller falls back, and those calls add load to a service that
+is trying to recover. The breaker counts consecutive failures; after ``failure_threshold`` of
+them it *opens* and rejects calls at once (``CircuitOpenError``) so callers go straight to their
+fallback. After ``reset_timeout_s`` it turns *half-open* and lets one trial call through at a
+time; ``success_threshold`` consecutive successes close it again, and a failure re-opens it for
+another full timeout.
 
-The breaker is an ordinary object owned by whoever builds the component it protects: there is
-no registry of breakers (no global state), and two pipelines in one process never trip each
-other. It is thread-safe, because retrieval runs from worker threads. The clock is injectable so
-tests move time forward instead of sleeping.
+It guards one real call path: the query embedding of ``index.retrieval.HybridRetriever``, which
+answers from full-text search while the breaker is open. That caller needs ``call``, the
+``state`` it reports as a metric, and ``CircuitOpenError``; nothing else is kept. The breaker is
+an ordinary object owned by the retriever that uses it (no registry, no global state), and it is
+thread-safe because searches run from worker threads. The clock is injectable so tests move time
+forward instead of sleeping.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
+
+from audit_pipeline.reliability.breaker_settings import BreakerSettings
 
 logger = logging.getLogger(__name__)
 
@@ -40,26 +45,18 @@ class BreakerState(StrEnum):
 class CircuitOpenError(RuntimeError):
     """The breaker refused the call without making it; the caller should use its fallback.
 
-    ``retry_after_s`` is how long until the breaker lets a trial call through (0 when it is
-    half-open and only waiting for the trial in flight to finish).
+    The message says when the next trial call is due: the retriever logs it once when it
+    enters fallback mode.
     """
-
-    def __init__(self, name: str, state: BreakerState, retry_after_s: float):
-        super().__init__(
-            f"circuit {name!r} is {state}: call rejected (retry in {retry_after_s:.1f}s)"
-        )
-        self.name = name
-        self.state = state
-        self.retry_after_s = retry_after_s
 
 
 @dataclass(frozen=True)
 class _Ticket:
     """An admitted call: the state generation it was admitted in, and whether it is the trial.
 
-    A call that was admitted before a state change (a slow call still running when the breaker
-    opened) only updates the totals when it finishes: its outcome says nothing about the
-    dependency *since* the change, so it must not close or re-open the breaker.
+    A call admitted before a state change (a slow embedding request still running when the
+    breaker opened) must not close or re-open the breaker when it finishes: its outcome says
+    nothing about the service *since* the change. Searches run in threads, so this happens.
     """
 
     generation: int
@@ -71,20 +68,14 @@ class CircuitBreaker:
 
     def __init__(
         self,
-        name: str,
-        failure_threshold: int = 3,
-        reset_timeout_s: float = 30.0,
-        success_threshold: int = 2,
+        settings: BreakerSettings | None = None,
+        name: str = "embeddings",
         clock: Callable[[], float] = time.monotonic,
-    ):
-        if failure_threshold < 1 or success_threshold < 1:
-            raise ValueError("failure_threshold and success_threshold must be at least 1")
-        if reset_timeout_s < 0:
-            raise ValueError("reset_timeout_s must not be negative")
+    ) -> None:
+        # The thresholds are validated once, by BreakerSettings (audit.yaml's
+        # reliability.embedding_breaker); the breaker only reads them.
+        self.settings = settings or BreakerSettings()
         self.name = name
-        self.failure_threshold = failure_threshold
-        self.reset_timeout_s = reset_timeout_s
-        self.success_threshold = success_threshold
         self._clock = clock
         self._lock = threading.Lock()
         self._state = BreakerState.CLOSED
@@ -93,12 +84,6 @@ class CircuitBreaker:
         self._consecutive_failures = 0
         self._consecutive_successes = 0
         self._trial_in_flight = False
-        self._requests = 0
-        self._successes = 0
-        self._failures = 0
-        self._rejections = 0
-        self._state_changes = 0
-        self._trips = 0
 
     @property
     def state(self) -> BreakerState:
@@ -112,60 +97,41 @@ class CircuitBreaker:
 
         Raises ``CircuitOpenError`` without calling ``fn`` when the breaker is open (or
         half-open with its trial call still running); otherwise returns what ``fn`` returns or
-        re-raises what it raised, after recording the outcome. Any ``Exception`` counts as a
-        failure; a ``BaseException`` (``KeyboardInterrupt``) frees the trial slot uncounted.
+        re-raises what it raised, after recording the outcome. Anything raised counts as a
+        failure, an interrupt included (the process is usually ending then; counting it keeps
+        the trial slot from staying taken).
         """
         ticket = self._admit()
+        succeeded = False
         try:
             result = fn(*args, **kwargs)
-        except Exception:
-            self._record(ticket, success=False)
-            raise
-        except BaseException:
-            self._abandon(ticket)
-            raise
-        self._record(ticket, success=True)
+            succeeded = True
+        finally:
+            self._record(ticket, succeeded)
         return result
 
-    def snapshot(self) -> dict[str, Any]:
-        """Counters and state for metrics (``circuit_breaker_*``); totals since construction."""
-        with self._lock:
-            self._refresh()
-            return {
-                "name": self.name,
-                "state": str(self._state),
-                "requests": self._requests,
-                "successes": self._successes,
-                "failures": self._failures,
-                "rejections": self._rejections,
-                "state_changes": self._state_changes,
-                "trips": self._trips,
-                "consecutive_failures": self._consecutive_failures,
-            }
+    def snapshot(self) -> dict[str, str]:
+        """The state, for the ``circuit_breaker_state`` metric (the retriever reports it as
+        ``breaker_state``; it counts requests, failures and rejections itself)."""
+        return {"state": str(self.state)}
 
     def _admit(self) -> _Ticket:
         with self._lock:
             self._refresh()
-            self._requests += 1
             if self._state is BreakerState.CLOSED:
                 return _Ticket(self._generation, trial=False)
             if self._state is BreakerState.HALF_OPEN and not self._trial_in_flight:
                 self._trial_in_flight = True
                 return _Ticket(self._generation, trial=True)
-            self._rejections += 1
-            retry_after = (
-                max(0.0, self._opened_at + self.reset_timeout_s - self._clock())
-                if self._state is BreakerState.OPEN
-                else 0.0
-            )
-            raise CircuitOpenError(self.name, self._state, retry_after)
+            if self._state is BreakerState.OPEN:
+                wait = self._opened_at + self.settings.reset_timeout_s - self._clock()
+                due = f"next trial in {max(0.0, wait):.1f}s"
+            else:
+                due = "a trial call is in flight"
+            raise CircuitOpenError(f"circuit {self.name!r} is {self._state}: {due}")
 
     def _record(self, ticket: _Ticket, success: bool) -> None:
         with self._lock:
-            if success:
-                self._successes += 1
-            else:
-                self._failures += 1
             if ticket.generation != self._generation:
                 return
             if ticket.trial:
@@ -175,28 +141,21 @@ class CircuitBreaker:
                     self._consecutive_failures = 0
                 else:
                     self._consecutive_failures += 1
-                    if self._consecutive_failures >= self.failure_threshold:
-                        self._trips += 1
+                    if self._consecutive_failures >= self.settings.failure_threshold:
                         self._transition(BreakerState.OPEN)
             elif self._state is BreakerState.HALF_OPEN:
                 if not success:
-                    self._trips += 1
                     self._transition(BreakerState.OPEN)
                 else:
                     self._consecutive_successes += 1
-                    if self._consecutive_successes >= self.success_threshold:
+                    if self._consecutive_successes >= self.settings.success_threshold:
                         self._transition(BreakerState.CLOSED)
-
-    def _abandon(self, ticket: _Ticket) -> None:
-        with self._lock:
-            if ticket.trial and ticket.generation == self._generation:
-                self._trial_in_flight = False
 
     def _refresh(self) -> None:
         """Open → half-open once the timeout has passed. Caller holds the lock."""
         if (
             self._state is BreakerState.OPEN
-            and self._clock() - self._opened_at >= self.reset_timeout_s
+            and self._clock() - self._opened_at >= self.settings.reset_timeout_s
         ):
             self._transition(BreakerState.HALF_OPEN)
 
@@ -205,7 +164,6 @@ class CircuitBreaker:
         old = self._state
         self._state = new
         self._generation += 1
-        self._state_changes += 1
         self._consecutive_failures = 0
         self._consecutive_successes = 0
         self._trial_in_flight = False

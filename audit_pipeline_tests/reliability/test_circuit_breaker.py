@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -30,13 +31,12 @@ def fail() -> str:
 
 
 def _breaker(clock: FakeClock, n: int = 3, t: float = 30.0, m: int = 2) -> CircuitBreaker:
-    return CircuitBreaker(
-        "embeddings", failure_threshold=n, reset_timeout_s=t, success_threshold=m, clock=clock
-    )
+    settings = BreakerSettings(failure_threshold=n, reset_timeout_s=t, success_threshold=m)
+    return CircuitBreaker(settings, clock=clock)
 
 
 def _trip(breaker: CircuitBreaker) -> None:
-    for _ in range(breaker.failure_threshold):
+    for _ in range(breaker.settings.failure_threshold):
         with pytest.raises(Boom):
             breaker.call(fail)
 
@@ -54,9 +54,7 @@ def test_opens_after_n_consecutive_failures_only() -> None:
     with pytest.raises(Boom):
         breaker.call(fail)
     assert breaker.state is BreakerState.OPEN
-    snap = breaker.snapshot()
-    assert snap["failures"] == 5 and snap["successes"] == 1 and snap["trips"] == 1
-    assert snap["state"] == "open" and snap["state_changes"] == 1
+    assert breaker.snapshot() == {"state": "open"}
 
 
 def test_open_breaker_rejects_without_calling() -> None:
@@ -66,13 +64,9 @@ def test_open_breaker_rejects_without_calling() -> None:
     calls: list[int] = []
     clock.advance(10)
     for _ in range(4):
-        with pytest.raises(CircuitOpenError) as err:
+        with pytest.raises(CircuitOpenError, match=r"is open: next trial in 20\.0s"):
             breaker.call(calls.append, 1)
-        assert err.value.state is BreakerState.OPEN
-        assert err.value.retry_after_s == pytest.approx(20.0)
     assert calls == []
-    snap = breaker.snapshot()
-    assert snap["rejections"] == 4 and snap["requests"] == 7 and snap["failures"] == 3
 
 
 def test_half_open_after_timeout_then_closed_after_m_successes() -> None:
@@ -87,7 +81,6 @@ def test_half_open_after_timeout_then_closed_after_m_successes() -> None:
     assert breaker.state is BreakerState.HALF_OPEN  # one success is not enough
     assert breaker.call(ok) == "ok"
     assert breaker.state is BreakerState.CLOSED
-    assert breaker.snapshot()["state_changes"] == 3  # open, half_open, closed
 
 
 def test_failure_in_half_open_reopens_for_a_full_timeout() -> None:
@@ -104,7 +97,6 @@ def test_failure_in_half_open_reopens_for_a_full_timeout() -> None:
         breaker.call(ok)
     clock.advance(1)
     assert breaker.state is BreakerState.HALF_OPEN
-    assert breaker.snapshot()["trips"] == 2
 
 
 def test_closed_breaker_needs_n_fresh_failures_after_recovery() -> None:
@@ -149,15 +141,16 @@ def test_half_open_lets_one_trial_through_at_a_time() -> None:
     with ThreadPoolExecutor(max_workers=1) as pool:
         trial = pool.submit(breaker.call, slow_trial)
         assert entered.wait(10)
-        with pytest.raises(CircuitOpenError) as err:
+        with pytest.raises(CircuitOpenError, match="half_open: a trial call is in flight"):
             breaker.call(ok)  # the trial is still running
-        assert err.value.state is BreakerState.HALF_OPEN and err.value.retry_after_s == 0
         release.set()
         assert trial.result(10) == "recovered"
     assert breaker.state is BreakerState.CLOSED
 
 
-def test_an_interrupted_trial_frees_the_trial_slot() -> None:
+def test_an_interrupted_trial_counts_as_a_failure() -> None:
+    """The trial slot is never left taken: an interrupted trial re-opens the breaker, and the
+    next timeout brings the next trial."""
     clock = FakeClock()
     breaker = _breaker(clock, m=1)
     _trip(breaker)
@@ -168,7 +161,8 @@ def test_an_interrupted_trial_frees_the_trial_slot() -> None:
 
     with pytest.raises(KeyboardInterrupt):
         breaker.call(interrupted)
-    assert breaker.state is BreakerState.HALF_OPEN
+    assert breaker.state is BreakerState.OPEN
+    clock.advance(30)
     assert breaker.call(ok) == "ok"
     assert breaker.state is BreakerState.CLOSED
 
@@ -191,20 +185,27 @@ def test_a_slow_call_from_before_the_trip_does_not_close_the_breaker() -> None:
         release.set()
         assert late.result(10) == "late"
     assert breaker.state is BreakerState.OPEN
-    assert breaker.snapshot()["successes"] == 1
 
 
 def test_threads_share_one_breaker_consistently() -> None:
     clock = FakeClock()
     breaker = _breaker(clock, n=3, m=2)
     barrier = threading.Barrier(8)
+    made = []  # calls that reached the dependency (list.append is atomic)
+
+    def counted(fn: Callable[[], str]) -> Callable[[], str]:
+        def call() -> str:
+            made.append(1)
+            return fn()
+
+        return call
 
     def worker(i: int) -> tuple[int, int, int]:
         barrier.wait()
         outcome = [0, 0, 0]  # ok, failed, rejected
         for j in range(200):
             try:
-                breaker.call(fail if (i + j) % 20 < 10 else ok)  # outages and recoveries
+                breaker.call(counted(fail if (i + j) % 20 < 10 else ok))  # outages, recoveries
                 outcome[0] += 1
             except Boom:
                 outcome[1] += 1
@@ -217,26 +218,25 @@ def test_threads_share_one_breaker_consistently() -> None:
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(worker, range(8)))
     oks, fails, rejected = (sum(col) for col in zip(*results, strict=True))
-    snap = breaker.snapshot()
-    assert snap["requests"] == 8 * 200 == oks + fails + rejected
-    assert (snap["successes"], snap["failures"], snap["rejections"]) == (oks, fails, rejected)
-    assert snap["trips"] >= 1 and rejected > 0  # it did open under the load, and rejected
+    assert oks + fails + rejected == 8 * 200
+    assert len(made) == oks + fails  # a rejected call never reached the dependency
+    assert rejected > 0  # it did open under the load, and rejected
 
 
 def test_rejects_nonsense_thresholds() -> None:
     with pytest.raises(ValueError):
-        CircuitBreaker("x", failure_threshold=0)
+        BreakerSettings(failure_threshold=0)
     with pytest.raises(ValueError):
-        CircuitBreaker("x", reset_timeout_s=-1)
+        BreakerSettings(reset_timeout_s=-1)
 
 
-def test_settings_build_a_fresh_breaker_each_time() -> None:
+def test_breakers_of_one_settings_are_independent() -> None:
     settings = BreakerSettings.model_validate(
         {"failure_threshold": 2, "reset_timeout_s": 5, "success_threshold": 1}
     )
     clock = FakeClock()
-    first, second = settings.breaker("embeddings", clock=clock), settings.breaker(clock=clock)
-    assert first is not second and second.name == "embeddings"
+    first, second = CircuitBreaker(settings, clock=clock), CircuitBreaker(settings, clock=clock)
+    assert second.name == "embeddings"
     _trip(first)
     assert first.state is BreakerState.OPEN and second.state is BreakerState.CLOSED
     clock.advance(5)
