@@ -36,7 +36,7 @@ from audit_pipeline.targets import (
     parse_target_config,
     run_suite,
 )
-from audit_pipeline_tests.targets.chat_server import ChatServer, ReceivedRequest, ServerReply
+from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 from benchmarks.synthetic import synthetic_suite
 
 QUESTION = "Soak question {index}: how are backups encrypted?"

@@ -18,7 +18,7 @@ from typing import Any
 
 from audit_pipeline.suites import PromptSuite
 from audit_pipeline.targets import build_target, close_target, parse_target_config, run_suite
-from audit_pipeline_tests.targets.chat_server import ChatServer, ReceivedRequest, ServerReply
+from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 from benchmarks.synthetic import synthetic_suite
 
 QUESTION = "Synthetic security question number {index}?"

@@ -16,7 +16,7 @@ import pytest
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.helpers import write_audit_config
-from audit_pipeline_tests.targets.chat_server import ChatServer, ReceivedRequest, ServerReply
+from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 
 IDS = (
     "SOC2-001",

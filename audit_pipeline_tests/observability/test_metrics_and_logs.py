@@ -18,8 +18,8 @@ from audit_pipeline.targets.kinds import build_target
 from audit_pipeline.targets.suite_runner import run_suite
 from audit_pipeline.targets.target_config import parse_target_config
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.targets.chat_server import ChatServer, ReceivedRequest, ServerReply
 from audit_pipeline_tests.targets.helpers import single, suite_of
+from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 
 
 def _samples(text: str) -> dict[str, list]:

@@ -4,7 +4,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from audit_pipeline_tests.targets.chat_server import ChatServer, Responder
+from benchmarks.chat_server import ChatServer, Responder
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from audit_pipeline.targets import (
     run_suite,
 )
 from audit_pipeline.targets.http_target import HttpTarget
-from audit_pipeline_tests.targets.chat_server import ChatServer, ReceivedRequest, ServerReply
 from audit_pipeline_tests.targets.helpers import conversation, single, suite_of
+from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 
 StartServer = Callable[[Callable[[ReceivedRequest], ServerReply]], ChatServer]
 

@@ -13,13 +13,13 @@ from audit_pipeline.targets import (
     parse_target_config,
     run_suite,
 )
-from audit_pipeline_tests.targets.chat_server import (
+from audit_pipeline_tests.targets.helpers import conversation, single, suite_of
+from benchmarks.chat_server import (
     ChatServer,
     ReceivedRequest,
     ServerReply,
     openai_completion,
 )
-from audit_pipeline_tests.targets.helpers import conversation, single, suite_of
 
 StartServer = Callable[[Callable[[ReceivedRequest], ServerReply]], ChatServer]
 KEY = "sk-test-0123456789abcdef-DO-NOT-LEAK"

@@ -1,7 +1,9 @@
-"""A real HTTP server on 127.0.0.1 for target tests, answering from a Python function.
+"""A real HTTP server on 127.0.0.1, answering from a Python function.
 
-Each test describes the server's behaviour as ``respond(request) -> ServerReply``; the server
-records every request it received so tests can assert what was sent and how often.
+The target benchmarks (``targets``, ``soak``) and the tests run it; it lives here because the
+benchmarks import nothing from the test suite. Each caller describes the server's behaviour as
+``respond(request) -> ServerReply``; the server records every request it received so callers
+can check what was sent and how often.
 """
 
 from __future__ import annotations
