@@ -45,8 +45,13 @@ audit: install
 test: install
 	$(BIN)/python -m pytest
 
+# `dagster dev` handles SIGTERM with its SIGINT handler; started in the background from a script
+# it inherits an ignored SIGINT (which no shell can un-ignore) and then ignores SIGTERM as well.
+# Python resets both to their defaults before exec, so `kill` (and make's own SIGTERM, which make
+# passes on to the recipe) stops the UI.
 ui: install
-	$(BIN)/dagster dev -h 127.0.0.1 -p $(PORT) -w workspace.yaml
+	$(BIN)/python -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); signal.signal(signal.SIGTERM, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+		$(BIN)/dagster dev -h 127.0.0.1 -p $(PORT) -w workspace.yaml
 
 # Style, formatting, types (mypy, about a minute from cold) and the import contracts in
 # pyproject.toml (imports flow one way, no circles).

@@ -4,13 +4,14 @@
 CI gate and the scheduled audit can never disagree about what an audit is. Exit codes:
 0 = deploy or warn (1 with ``--fail-on warn``), 1 = block or a failed gate, 2 = a configuration
 or usage error, an audit that could not complete, or an ``incomplete`` one. Errors are one
-``error:`` line on stderr; ``-v`` adds the stack traces.
+``error:`` line on stderr; ``-v`` adds the stack traces and the model-loading progress bars.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -428,8 +429,21 @@ _COMMANDS = {
 }
 
 
+def _quiet_model_loading() -> None:
+    """No progress bars while models load (transformers' "Loading weights", Hugging Face hub
+    bars): a CI log or a terminal wants the audit's output, not a bar per model. Set before the
+    engine imports transformers, which reads the variable at import; ``-v`` keeps them."""
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    if "transformers" in sys.modules:  # imported already (main() called in-process)
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if not getattr(args, "verbose", False):
+        _quiet_model_loading()
     try:
         return _COMMANDS[args.command](args)
     except UsageError as error:

@@ -132,7 +132,7 @@ def _index(config_path: Path, config: Any, verbose: bool) -> tuple[list[Any], An
     result = materialize(
         VAULT_ASSETS,
         resources=resources,
-        instance=instance(),
+        instance=instance(config),
         run_config={
             "loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "CRITICAL"}}}
         },

@@ -117,7 +117,7 @@ def _materialize(config_path: Path, config: Any, verbose: bool) -> Any:
     result = materialize(
         [*VAULT_ASSETS, retrieval_eval],
         resources=resources_from_config(str(config_path), config),
-        instance=instance(),
+        instance=instance(config),
         run_config={"loggers": {"console": {"config": {"log_level": level}}}},
         raise_on_error=False,
     )

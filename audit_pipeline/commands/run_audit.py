@@ -9,11 +9,13 @@ from __future__ import annotations
 import logging
 import math
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from dagster import DagsterInstance, ExecuteInProcessResult, materialize
 
 from audit_pipeline.config import AuditConfig
@@ -66,9 +68,36 @@ class _ProgressHandler(logging.Handler):
         self.callback(getattr(record, "done", 0), getattr(record, "total", 0))
 
 
-def instance() -> DagsterInstance:
-    # With DAGSTER_HOME set (make audit sets it) runs are recorded and visible in `make ui`.
-    return DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else DagsterInstance.ephemeral()
+# The settings of the CLI's own instance: those of the repository's dagster.yaml (which the
+# Makefile copies to $DAGSTER_HOME) that matter to an in-process run.
+INSTANCE_SETTINGS: dict[str, Any] = {
+    # Without this Dagster prints its telemetry banner on every run (and would phone home).
+    "telemetry": {"enabled": False},
+    # Engine log records (target calls, retries, breaker changes) land in the run logs.
+    "python_logs": {"managed_python_loggers": ["audit_pipeline"], "python_log_level": "INFO"},
+}
+
+
+def instance(config: AuditConfig) -> DagsterInstance:
+    """The Dagster instance a CLI run is recorded in.
+
+    With ``DAGSTER_HOME`` set (``make audit`` sets it) it is that one, so runs show in ``make
+    ui``. Without it, the CLI keeps its own instance next to the warehouse
+    (``<storage dir>/dagster_home``), created with a ``dagster.yaml`` on first use, so that
+    Dagster prints no telemetry banner and no "No dagster instance configuration file" warning,
+    and the runs stay on disk where ``DAGSTER_HOME=<that folder> dagster dev`` shows them.
+    """
+    if os.environ.get("DAGSTER_HOME"):
+        return DagsterInstance.get()
+    home = config.duckdb_path.parent / "dagster_home"
+    settings = home / "dagster.yaml"
+    if not settings.exists():  # a file already there is the user's: it is left as it is
+        home.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=home, prefix=".dagster-", suffix=".yaml")
+        with os.fdopen(handle, "w") as stream:
+            yaml.safe_dump(INSTANCE_SETTINGS, stream, sort_keys=False)
+        os.replace(temporary, settings)  # two CLIs starting at once both write a whole file
+    return DagsterInstance.from_config(str(home))
 
 
 def _run_config(options: RunOptions) -> dict[str, Any]:
@@ -120,7 +149,7 @@ def run_audit(
         result = materialize(
             [*build_assets(config), *build_checks(config)],
             resources=resources_from_config(str(config_path), config),
-            instance=instance(),
+            instance=instance(config),
             partition_key=options.target,
             run_config=_run_config(options),
             raise_on_error=False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -14,8 +15,12 @@ def cli(
     env: dict[str, str] | None = None,
     timeout: float = 600,
     cwd: Path | None = None,
+    unset: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    """The CLI in a child process; ``DAGSTER_HOME`` and the variables in ``unset`` are removed
+    from its environment, ``env`` is added."""
+    removed = {"DAGSTER_HOME", *unset}
+    environment = {k: v for k, v in os.environ.items() if k not in removed}
     environment.update(env or {})
     command = [sys.executable, "-m", "audit_pipeline.cli"]
     if config is not None:

@@ -1,0 +1,56 @@
+"""Run outside the Makefile, the CLI prints the audit and nothing of Dagster's or the models'.
+
+``make`` exports ``DAGSTER_HOME`` (with a ``dagster.yaml`` that turns telemetry off) and quiet
+settings for litellm and the Hugging Face libraries; a CI job calling ``audit-pipeline``
+directly has none of them. Without ``DAGSTER_HOME`` the CLI keeps its own Dagster instance next
+to the warehouse, so Dagster prints no telemetry banner and no missing-configuration warning,
+and model-loading progress bars appear only with ``-v``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from audit_pipeline_tests.cli.helpers import cli
+from audit_pipeline_tests.helpers import write_audit_config
+
+# Everything the Makefile exports, and the switches a developer's shell may carry.
+UNSET = (
+    "DAGSTER_HOME",
+    "DAGSTER_DISABLE_TELEMETRY",
+    "LITELLM_LOCAL_MODEL_COST_MAP",
+    "HF_HUB_OFFLINE",
+    "TRANSFORMERS_OFFLINE",
+    "HF_HUB_DISABLE_PROGRESS_BARS",
+    "TRANSFORMERS_VERBOSITY",
+)
+NOISE = (
+    "Telemetry:",
+    "docs.dagster.io/about/telemetry",
+    "No dagster instance configuration file",
+    "Loading weights",
+)
+
+
+def test_a_plain_run_prints_no_dagster_banner_warning_or_progress_bar(
+    tmp_path: Path, sample_index_dir: Path
+) -> None:
+    config = write_audit_config(tmp_path, sample_index_dir)
+    run = ("run", "--no-progress", "--id", "SOC2-001", "--report-only")
+    result = cli(config, *run, unset=UNSET)
+    assert result.returncode == 0, result.stderr
+    assert "DECISION" in result.stdout
+    output = result.stdout + result.stderr
+    assert [noise for noise in NOISE if noise in output] == []
+    assert result.stderr.strip() == ""
+
+    settings = tmp_path / "warehouse" / "dagster_home" / "dagster.yaml"
+    assert yaml.safe_load(settings.read_text())["telemetry"] == {"enabled": False}
+    assert (tmp_path / "warehouse" / "dagster_home" / "storage").is_dir()  # runs are kept
+
+    verbose = cli(config, *run, "-v", unset=UNSET)
+    assert verbose.returncode == 0, verbose.stderr
+    assert "Loading weights" in verbose.stderr  # -v shows the model loading again
+    assert "Telemetry:" not in verbose.stdout + verbose.stderr
