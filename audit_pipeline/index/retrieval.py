@@ -111,12 +111,15 @@ class HybridRetriever:
         table = self.index.table()
         vectors = self._embed_or_fallback(queries)
         where = f"document = {sql_string(document)}" if document else None
-        rows: Sequence[np.ndarray | None] = (
-            [None] * len(queries) if vectors is None else list(vectors)
+        limit = max(self.candidates, k)
+        vector_rows: Sequence[list[dict[str, Any]] | None] = (
+            [None] * len(queries)
+            if vectors is None
+            else self._vector_rows_many(table, vectors, limit, where)
         )
         return [
-            self._search_one(table, query, vector, k, where)
-            for query, vector in zip(queries, rows, strict=True)
+            self._search_one(table, query, rows, k, where)
+            for query, rows in zip(queries, vector_rows, strict=True)
         ]
 
     def vector_search(self, query: str, k: int = 5) -> list[SearchHit]:
@@ -225,6 +228,21 @@ class HybridRetriever:
             search = search.where(where, prefilter=True)
         return search.select([*_SELECT, "_distance"]).limit(limit).to_list()
 
+    def _vector_rows_many(
+        self, table: Any, vectors: np.ndarray, limit: int, where: str | None
+    ) -> list[list[dict[str, Any]]]:
+        """The nearest chunks of every vector, in one search (one query each costs ~50 times
+        more in LanceDB's per-query overhead than the distances themselves)."""
+        search = table.search(list(vectors), vector_column_name="vector").metric("cosine")
+        if where:
+            search = search.where(where, prefilter=True)
+        grouped: list[list[dict[str, Any]]] = [[] for _ in vectors]
+        for row in search.select([*_SELECT, "_distance"]).limit(limit).to_list():
+            grouped[int(row.pop("query_index", 0))].append(row)
+        for rows in grouped:
+            rows.sort(key=lambda row: float(row["_distance"]))
+        return grouped
+
     def _fts_rows(self, table: Any, query: str, limit: int, where: str | None) -> list:
         if not query.strip():
             return []
@@ -254,11 +272,18 @@ class HybridRetriever:
         return [rows[cid] for cid in ranked]
 
     def _search_one(
-        self, table: Any, query: str, vector: np.ndarray | None, k: int, where: str | None
+        self,
+        table: Any,
+        query: str,
+        vector_rows: list[dict[str, Any]] | None,
+        k: int,
+        where: str | None,
     ) -> list[SearchHit]:
-        """Fuse the rankings for one query; without a vector, the full-text ones only."""
+        """Fuse the rankings for one query; without vector rows (the query could not be
+        embedded), the full-text ones only."""
         limit = max(self.candidates, k)
-        vector_rows = [] if vector is None else self._vector_rows(table, vector, limit, where)
+        fallback = vector_rows is None
+        vector_rows = vector_rows or []
         fts_rows = self._fts_rows(table, query, limit, where)
         id_rows = self._identifier_rows(table, query, limit, where)
         rankings = [[r["chunk_id"] for r in rs] for rs in (vector_rows, fts_rows, id_rows) if rs]
@@ -269,7 +294,6 @@ class HybridRetriever:
         ranked = sorted(fused, key=lambda cid: (-fused[cid], cid))
         if self.collections is None:
             ranked = ranked[:k]
-        fallback = vector is None
         scale = 1.0 - self.fallback_penalty if fallback else 1.0
         hits = [
             self._hit(
