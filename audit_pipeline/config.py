@@ -14,13 +14,13 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from audit_pipeline.assertions.assertion_settings import AssertionSettings
-from audit_pipeline.embedding import DEFAULT_MODEL
+from audit_pipeline.embedding import DEFAULT_MODEL, LITELLM, SENTENCE_TRANSFORMERS
 from audit_pipeline.evaluation.evaluation_settings import EvaluationSettings
 from audit_pipeline.index.collections import DEFAULT as DEFAULT_COLLECTION
 from audit_pipeline.index.collections import CollectionPolicy, CollectionSettings
@@ -79,9 +79,30 @@ class ChunkingSettings(_Section):
 
 
 class EmbeddingSettings(_Section):
+    """The model of the vault index and retrieval: the shipped offline one, or a provider's
+    through litellm (the model a team's bot retrieves with). The key of a provider is read
+    from the variable ``api_key_env`` names, never written here."""
+
+    provider: Literal["sentence_transformers", "litellm"] = SENTENCE_TRANSFORMERS
     model: str = DEFAULT_MODEL
     device: str = "cpu"
     batch_size: int = Field(default=64, gt=0)
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    api_base: str | None = None
+    timeout_s: float = Field(default=30.0, gt=0)
+
+    @model_validator(mode="after")
+    def _provider_fields(self) -> EmbeddingSettings:
+        if self.provider == LITELLM and "model" not in self.model_fields_set:
+            raise ValueError(
+                "embedding.provider litellm needs embedding.model: a litellm embedding model "
+                "id such as openai/text-embedding-3-small"
+            )
+        if self.provider != LITELLM:
+            remote = sorted({"api_key_env", "api_base", "timeout_s"} & self.model_fields_set)
+            if remote:
+                raise ValueError(f"embedding.{remote[0]} is only for provider litellm")
+        return self
 
 
 class StorageSettings(_Section):

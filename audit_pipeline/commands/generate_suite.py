@@ -36,7 +36,11 @@ def add_parser(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace, config_path: Path, config: Any) -> int:
-    from audit_pipeline.commands.preflight import check_vault, check_warehouse
+    from audit_pipeline.commands.preflight import (
+        check_embedding_key,
+        check_vault,
+        check_warehouse,
+    )
     from audit_pipeline.suitegen.builder import draft_suite
     from audit_pipeline.suites.loader import parse_suite
 
@@ -59,6 +63,7 @@ def command(args: argparse.Namespace, config_path: Path, config: Any) -> int:
             raise UsageError(
                 f"suite_generation.api_key_env names {settings.api_key_env}, which is not set"
             )
+    check_embedding_key(config)
     check_vault(config)
     check_warehouse(config)
 

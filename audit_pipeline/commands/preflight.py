@@ -29,6 +29,7 @@ def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError("--concurrency must be at least 1")
     target, suite = _check_target_and_suite(config, args)
     _check_judge_key(config)
+    check_embedding_key(config)
     _check_waivers(config)
     if args.json is not None:
         check_writable_file(args.json, "--json")
@@ -92,6 +93,17 @@ def _check_judge_key(config: Any) -> None:
             f"detection.judge.api_key_env names {judge.api_key_env}, which is not set: the "
             f"judge ({judge.model}) needs its key there (verifier {config.detection.verifier}, "
             f"extractor {config.detection.extractor})"
+        )
+
+
+def check_embedding_key(config: Any) -> None:
+    """A provider's embedding key is set: every command that indexes or searches the vault
+    needs it, and unset it would surface as Dagster's error about the ``EnvVar``."""
+    embedding = config.embedding
+    if embedding.api_key_env and not os.environ.get(embedding.api_key_env):
+        raise UsageError(
+            f"embedding.api_key_env names {embedding.api_key_env}, which is not set: the "
+            f"embedding model ({embedding.model}) needs its key there"
         )
 
 

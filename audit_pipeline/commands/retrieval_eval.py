@@ -64,7 +64,11 @@ def parse_max_drop(values: list[str], configured: dict[str, float]) -> dict[str,
 
 
 def command(args: argparse.Namespace, config_path: Path, config: Any) -> int:
-    from audit_pipeline.commands.preflight import check_vault, check_warehouse
+    from audit_pipeline.commands.preflight import (
+        check_embedding_key,
+        check_vault,
+        check_warehouse,
+    )
     from audit_pipeline.evaluation.golden import GoldenSetError
     from audit_pipeline.evaluation.retrieval_gate import compare, load_baseline
     from audit_pipeline.evaluation.sources import golden_queries
@@ -73,6 +77,7 @@ def command(args: argparse.Namespace, config_path: Path, config: Any) -> int:
     limits = parse_max_drop(args.max_drop, config.evaluation.max_drop.limits())
     if args.json is not None:
         check_writable_file(args.json, "--json")
+    check_embedding_key(config)
     check_vault(config)
     try:
         baseline = load_baseline(args.baseline) if args.baseline is not None else None

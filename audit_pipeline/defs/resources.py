@@ -12,7 +12,13 @@ from pydantic import PrivateAttr
 
 from audit_pipeline.config import AuditConfig, load_config
 from audit_pipeline.defs.run_storage import RunScopedIOManager
-from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.embedding import (
+    SENTENCE_TRANSFORMERS,
+    Embedder,
+    SentenceTransformerEmbedder,
+    local_embedder,
+    retrieval_embedder,
+)
 from audit_pipeline.index.collections import CollectionPolicy
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
@@ -59,14 +65,36 @@ class WarehouseResource(ConfigurableResource):
 
 
 class EmbedderResource(ConfigurableResource):
-    """The sentence-transformers model used for the vault index and for retrieval."""
+    """The embedding settings of audit.yaml (``embedding:``).
 
+    ``retrieval()`` is the configured model, which the vault index and every search of it use;
+    ``get()`` is the offline model of the checks that compare texts (the local verifier, the
+    offline critic, pins), which stays the shipped one when retrieval goes to a provider (see
+    ``embedding.local_embedder``). ``api_key`` comes from an ``EnvVar``: the UI shows the
+    variable's name, never its value.
+    """
+
+    provider: str = SENTENCE_TRANSFORMERS
     model: str
     device: str = "cpu"
     batch_size: int = 64
+    api_key: str | None = None
+    api_base: str | None = None
+    timeout_s: float = 30.0
 
     def get(self) -> SentenceTransformerEmbedder:
-        return SentenceTransformerEmbedder(self.model, self.device, self.batch_size)
+        return local_embedder(self.provider, self.model, self.device, self.batch_size)
+
+    def retrieval(self) -> Embedder:
+        return retrieval_embedder(
+            self.provider,
+            self.model,
+            self.device,
+            self.batch_size,
+            api_key=self.api_key,
+            api_base=self.api_base,
+            timeout_s=self.timeout_s,
+        )
 
 
 class VaultIndexResource(ConfigurableResource):
@@ -83,7 +111,7 @@ class VaultIndexResource(ConfigurableResource):
     embedder: EmbedderResource
 
     def index(self) -> VaultIndex:
-        return VaultIndex(self.lancedb_path, self.embedder.get(), self.table_name)
+        return VaultIndex(self.lancedb_path, self.embedder.retrieval(), self.table_name)
 
     def retriever(self, collections: CollectionPolicy | None = None) -> HybridRetriever:
         """A retriever with its own embedding circuit breaker (BM25-only when embeddings fail)
@@ -116,10 +144,16 @@ class JudgeKeyResource(ConfigurableResource):
 
 def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, object]:
     """The resource set for one configuration file (and the per-run IO manager)."""
+    embedding = config.embedding
     embedder = EmbedderResource(
-        model=config.embedding.model,
-        device=config.embedding.device,
-        batch_size=config.embedding.batch_size,
+        provider=embedding.provider,
+        model=embedding.model,
+        device=embedding.device,
+        batch_size=embedding.batch_size,
+        # Only the variable's name is stored in the resource; Dagster reads it at run time.
+        api_key=EnvVar(embedding.api_key_env) if embedding.api_key_env else None,
+        api_base=embedding.api_base,
+        timeout_s=embedding.timeout_s,
     )
     breaker = config.reliability.embedding_breaker
     judge_env = config.detection.judge.api_key_env

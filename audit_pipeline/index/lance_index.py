@@ -2,10 +2,14 @@
 
 Embedding is the expensive step (tens of chunks per second on a laptop CPU), so the index is
 synchronised incrementally: a chunk is embedded only when its id (a hash of document path and
-text) is new, or when the embedding model changed. A chunk whose text is unchanged but whose
-offsets or section moved (an edit earlier in the same file) keeps its vector and only has its
-metadata rewritten. All changes land in one ``merge_insert`` commit, so a crash leaves either the
-old table version or the new one, and the next sync repairs whatever is left to do. Two audits
+text) is new, or when the embedding model changed (every row stores the model's name). A chunk
+whose text is unchanged but whose offsets or section moved (an edit earlier in the same file)
+keeps its vector and only has its metadata rewritten. The vector column's dimension is the one
+the model's vectors have, never assumed: a switch to a provider's model (1,536 dimensions where
+MiniLM has 384) re-embeds every chunk and replaces the table, whose column cannot change size.
+All changes land in one commit (a ``merge_insert``, or the replacing table version), so a crash
+leaves either the old table version or the new one, and the next sync repairs whatever is left
+to do. Two audits
 started at once sync one after the other (a file lock in the index folder): the second finds
 the work done instead of racing the first's commit.
 """
@@ -182,7 +186,14 @@ class VaultIndex:
         if not (to_embed or to_rewrite or removed):
             return SyncReport(len(desired), 0, len(desired), 0, 0, self.table().version)
 
-        vectors = self.embedder.embed([chunk.embedding_text for chunk in to_embed])
+        stored = self._stored_dimension()
+        vectors = self._embed(to_embed)
+        dimension = vectors.shape[1] if to_embed else stored
+        if stored is not None and dimension != stored and len(to_embed) < len(desired):
+            # The same model name now gives vectors of another size (a local model folder
+            # replaced in place): no stored vector fits the new column, so embed them all.
+            to_embed, to_rewrite = list(desired.values()), []
+            vectors = self._embed(to_embed)
         reused_vectors = self._vectors_for([chunk.chunk_id for chunk in to_rewrite])
         rows = [
             _row(chunk, model) | {"vector": vec}
@@ -191,7 +202,8 @@ class VaultIndex:
         rows += [
             _row(chunk, model) | {"vector": reused_vectors[chunk.chunk_id]} for chunk in to_rewrite
         ]
-        self._write(rows, removed, dimension=self.embedder.dimension)
+        assert dimension is not None  # either something was embedded or a table exists
+        self._write(rows, removed, dimension, replace=stored is not None and dimension != stored)
         return SyncReport(
             total=len(desired),
             embedded=len(to_embed),
@@ -201,12 +213,30 @@ class VaultIndex:
             table_version=self.table().version,
         )
 
-    def _write(self, rows: list[dict[str, Any]], removed: list[str], dimension: int) -> None:
+    def _embed(self, chunks: Sequence[Chunk]) -> np.ndarray:
+        """The chunks' vectors; nothing is called for no chunks (a provider call costs money,
+        and an empty batch would not say the model's dimension anyway)."""
+        if not chunks:
+            return np.zeros((0, 0), dtype=np.float32)
+        return self.embedder.embed([chunk.embedding_text for chunk in chunks])
+
+    def _stored_dimension(self) -> int | None:
+        """The vector column's size in the existing table (None when there is no table)."""
+        if not self.exists():
+            return None
+        return int(self.table().schema.field("vector").type.list_size)
+
+    def _write(
+        self, rows: list[dict[str, Any]], removed: list[str], dimension: int, replace: bool
+    ) -> None:
+        """Commit ``rows`` and the removals; ``replace`` writes a new table version holding
+        only ``rows`` (every chunk, re-embedded), for a vector column of another size."""
         schema = _schema(dimension)
         data = pa.Table.from_pylist(rows, schema=schema)
         db = self._connect()
-        if not self.exists():
-            table = db.create_table(self.table_name, data=data, schema=schema)
+        if replace or not self.exists():
+            mode = "overwrite" if replace else "create"
+            table = db.create_table(self.table_name, data=data, schema=schema, mode=mode)
         else:
             table = db.open_table(self.table_name)
             delete_filter = (

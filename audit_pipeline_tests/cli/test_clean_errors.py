@@ -32,6 +32,13 @@ def _break(case: str, root: Path, data: dict[str, Any]) -> tuple[tuple[str, ...]
     if case == "judge key unset":
         data["detection"] = {"verifier": "llm", "judge": {"api_key_env": "AUDIT_TEST_UNSET"}}
         return (), "AUDIT_TEST_UNSET, which is not set"
+    if case == "embedding key unset":
+        data["embedding"] = {
+            "provider": "litellm",
+            "model": "openai/text-embedding-3-small",
+            "api_key_env": "AUDIT_TEST_UNSET",
+        }
+        return (), "embedding.api_key_env names AUDIT_TEST_UNSET, which is not set"
     if case == "vault missing":
         data["vault"] = {"path": str(vault)}
         return (), "vault directory not found"
@@ -54,6 +61,7 @@ CASES = (
     "suite missing",
     "suite is a directory",
     "judge key unset",
+    "embedding key unset",
     "vault missing",
     "vault is a file",
     "vault empty",
