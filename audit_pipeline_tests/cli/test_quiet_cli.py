@@ -50,7 +50,10 @@ def test_a_plain_run_prints_no_dagster_banner_warning_or_progress_bar(
     assert yaml.safe_load(settings.read_text())["telemetry"] == {"enabled": False}
     assert (tmp_path / "warehouse" / "dagster_home" / "storage").is_dir()  # runs are kept
 
-    verbose = cli(config, *run, "-v", unset=UNSET)
+    # -v shows the model loading again. A fresh set-up, so that the run has to load the model:
+    # a second run of the same one may carry its verdicts over and load nothing.
+    fresh = write_audit_config(tmp_path / "verbose", sample_index_dir)
+    verbose = cli(fresh, *run, "-v", unset=UNSET)
     assert verbose.returncode == 0, verbose.stderr
-    assert "Loading weights" in verbose.stderr  # -v shows the model loading again
+    assert "Loading weights" in verbose.stderr
     assert "Telemetry:" not in verbose.stdout + verbose.stderr
