@@ -24,6 +24,7 @@ from audit_pipeline.embedding import DEFAULT_MODEL, LITELLM, SENTENCE_TRANSFORME
 from audit_pipeline.evaluation.evaluation_settings import EvaluationSettings
 from audit_pipeline.index.collections import DEFAULT as DEFAULT_COLLECTION
 from audit_pipeline.index.collections import CollectionPolicy, CollectionSettings
+from audit_pipeline.index.lance_index import ANN_MIN_ROWS
 from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.reliability.breaker_settings import BreakerSettings
 from audit_pipeline.scoring.gates import GateSettings
@@ -109,6 +110,9 @@ class StorageSettings(_Section):
     duckdb_path: Path = Path("data/warehouse/audit.duckdb")
     lancedb_path: Path = Path("data/warehouse/vault.lance")
     index_table: str = "vault_chunks"
+    # Embeddings of claims, questions and passages kept between runs (embedding_cache.py);
+    # null: embed everything anew each run.
+    embedding_cache: Path | None = Path("data/warehouse/embeddings.sqlite")
     # How long a write waits for another process's hold on the warehouse before failing.
     lock_timeout_s: float = Field(default=60.0, gt=0)
 
@@ -118,6 +122,9 @@ class RetrievalSettings(_Section):
     # Each side of the hybrid search returns this many candidates before fusion.
     candidates: int = Field(default=20, gt=0)
     rrf_k: int = Field(default=60, gt=0)
+    # Above this many chunks the vault index gets an approximate (ANN) vector index: an exact
+    # scan costs ~100 ms a query at 100k chunks. At or below it, search stays exact.
+    ann_min_rows: int = Field(default=ANN_MIN_ROWS, ge=0)
 
 
 class CacheSettings(_Section):
@@ -306,6 +313,11 @@ class AuditConfig(_Section):
     @property
     def lancedb_path(self) -> Path:
         return self.resolve(self.storage.lancedb_path)
+
+    @property
+    def embedding_cache_path(self) -> Path | None:
+        cache = self.storage.embedding_cache
+        return None if cache is None else self.resolve(cache)
 
     def fingerprint(self) -> str:
         """A stable hash of the settings, recorded with each audit for reproducibility."""

@@ -15,10 +15,10 @@ from audit_pipeline.defs.run_storage import RunScopedIOManager
 from audit_pipeline.embedding import (
     SENTENCE_TRANSFORMERS,
     Embedder,
-    SentenceTransformerEmbedder,
     local_embedder,
     retrieval_embedder,
 )
+from audit_pipeline.embedding_cache import PersistentEmbeddingCache
 from audit_pipeline.index.collections import CollectionPolicy
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
@@ -81,20 +81,29 @@ class EmbedderResource(ConfigurableResource):
     api_key: str | None = None
     api_base: str | None = None
     timeout_s: float = 30.0
+    # storage.embedding_cache: a SQLite file of vectors kept between runs; None: no cache.
+    cache_path: str | None = None
 
-    def get(self) -> SentenceTransformerEmbedder:
-        return local_embedder(self.provider, self.model, self.device, self.batch_size)
+    def get(self) -> Embedder:
+        return self._cached(local_embedder(self.provider, self.model, self.device, self.batch_size))
 
     def retrieval(self) -> Embedder:
-        return retrieval_embedder(
-            self.provider,
-            self.model,
-            self.device,
-            self.batch_size,
-            api_key=self.api_key,
-            api_base=self.api_base,
-            timeout_s=self.timeout_s,
+        return self._cached(
+            retrieval_embedder(
+                self.provider,
+                self.model,
+                self.device,
+                self.batch_size,
+                api_key=self.api_key,
+                api_base=self.api_base,
+                timeout_s=self.timeout_s,
+            )
         )
+
+    def _cached(self, embedder: Embedder) -> Embedder:
+        if self.cache_path is None:
+            return embedder
+        return PersistentEmbeddingCache(embedder, self.cache_path)
 
 
 class VaultIndexResource(ConfigurableResource):
@@ -154,6 +163,7 @@ def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, ob
         api_key=EnvVar(embedding.api_key_env) if embedding.api_key_env else None,
         api_base=embedding.api_base,
         timeout_s=embedding.timeout_s,
+        cache_path=str(config.embedding_cache_path) if config.embedding_cache_path else None,
     )
     breaker = config.reliability.embedding_breaker
     judge_env = config.detection.judge.api_key_env

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from audit_pipeline.assertions.assertion_outcome import AssertionRow
@@ -90,6 +91,10 @@ def _squeeze(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+# The vault's documents are squeezed once, not once per claim that asks about them.
+_squeezed_document = lru_cache(maxsize=1024)(_squeeze)
+
+
 def holding_documents(catalog: VaultCatalog, texts: Sequence[str]) -> frozenset[str]:
     """Vault files that contain one of ``texts`` verbatim (whitespace aside).
 
@@ -100,7 +105,7 @@ def holding_documents(catalog: VaultCatalog, texts: Sequence[str]) -> frozenset[
     return frozenset(
         entry.doc_id
         for entry in catalog.entries
-        if any(piece in _squeeze(entry.text) for piece in wanted)
+        if any(piece in _squeezed_document(entry.text) for piece in wanted)
     )
 
 
