@@ -82,3 +82,9 @@ class PersistentEmbeddingCache:
                 for key, blob in rows:
                     found[key] = np.frombuffer(blob, dtype=np.float32)
         return found
+
+
+def cached(embedder: Embedder, path: str | Path | None) -> Embedder:
+    """``embedder`` behind the cache at ``path`` (``storage.embedding_cache``); as it is when
+    the cache is off."""
+    return embedder if path is None else PersistentEmbeddingCache(embedder, path)

@@ -18,7 +18,7 @@ from audit_pipeline.embedding import (
     local_embedder,
     retrieval_embedder,
 )
-from audit_pipeline.embedding_cache import PersistentEmbeddingCache
+from audit_pipeline.embedding_cache import cached
 from audit_pipeline.index.collections import CollectionPolicy
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
@@ -101,9 +101,7 @@ class EmbedderResource(ConfigurableResource):
         )
 
     def _cached(self, embedder: Embedder) -> Embedder:
-        if self.cache_path is None:
-            return embedder
-        return PersistentEmbeddingCache(embedder, self.cache_path)
+        return cached(embedder, self.cache_path)
 
 
 class VaultIndexResource(ConfigurableResource):

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from audit_pipeline.config import AuditConfig
-from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.embedding import local_embedder, retrieval_embedder
+from audit_pipeline.embedding_cache import cached
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.service.interactive import record_validation
@@ -52,14 +53,32 @@ class ValidationService:
         self.config = config
         self.warehouse = Warehouse(config.duckdb_path, config.storage.lock_timeout_s)
         self.warehouse.migrate()
-        embedding = config.embedding
-        self.embedder = SentenceTransformerEmbedder(
-            embedding.model, embedding.device, embedding.batch_size
+        # The same embedders as an audit (defs/resources.py): the offline model for the checks,
+        # the configured one (perhaps a provider's) for the index, both behind the cache.
+        embedding, cache = config.embedding, config.embedding_cache_path
+        self.embedder = cached(
+            local_embedder(
+                embedding.provider, embedding.model, embedding.device, embedding.batch_size
+            ),
+            cache,
+        )
+        key_env = embedding.api_key_env
+        retrieval = cached(
+            retrieval_embedder(
+                embedding.provider,
+                embedding.model,
+                embedding.device,
+                embedding.batch_size,
+                api_key=os.environ.get(key_env) if key_env else None,
+                api_base=embedding.api_base,
+                timeout_s=embedding.timeout_s,
+            ),
+            cache,
         )
         judge_env = config.detection.judge.api_key_env
         api_key = os.environ.get(judge_env) if judge_env else None
         validation_env = config.validation.judge.api_key_env
-        index = VaultIndex(config.lancedb_path, self.embedder, config.storage.index_table)
+        index = VaultIndex(config.lancedb_path, retrieval, config.storage.index_table)
         self.retriever = (
             HybridRetriever(
                 index,
