@@ -15,6 +15,7 @@ from audit_pipeline.claims.filters import (
     citation_holes,
     fallback_holes,
     is_non_factual,
+    suggestion_holes,
 )
 from audit_pipeline.text.sentences import Span, clause_spans, sentence_spans, trim, word_count
 
@@ -137,7 +138,11 @@ class SentenceClaimExtractor:
         self.min_words = min_words
 
     def extract(self, response: str) -> list[Claim]:
-        holes = citation_holes(response) + fallback_holes(response, self.fallback_sentences)
+        holes = (
+            citation_holes(response)
+            + fallback_holes(response, self.fallback_sentences)
+            + suggestion_holes(response)
+        )
         masked = _mask(response, holes)
         claims: list[Claim] = []
         for line_start, line_end, is_item in content_lines(masked):

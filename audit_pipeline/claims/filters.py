@@ -129,6 +129,15 @@ def citation_holes(response: str) -> list[Span]:
     return [match.span() for match in CITATION_MARKER.finditer(response)]
 
 
+# "Did you mean: Key Rotation (encryption-standard.md); ...?": a list of suggestions (the vault
+# bot's guardrail appends one to an abstention) is a question, however its titles punctuate.
+_SUGGESTIONS = re.compile(r"\bdid you mean\b[^?\n]*\?", re.IGNORECASE)
+
+
+def suggestion_holes(response: str) -> list[Span]:
+    return [match.span() for match in _SUGGESTIONS.finditer(response)]
+
+
 def fallback_holes(response: str, fallback_sentences: Iterable[str]) -> list[Span]:
     """Spans where a configured fallback sentence occurs, matched whitespace- and case-blind."""
     holes: list[Span] = []

@@ -13,6 +13,7 @@ shows what the guardrail caught, and what it cost.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -85,6 +86,9 @@ def strict_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
     ]
 
 
+_NUMBERING = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
+
+
 def suggestions(hits: Sequence[SearchHit]) -> list[str]:
     """Up to three distinct vault sections, closest first: "Key Rotation (encryption-standard.md)"
     (the last heading of the section's path; a trailing "?" dropped so the suggestion list
@@ -92,6 +96,7 @@ def suggestions(hits: Sequence[SearchHit]) -> list[str]:
     names = []
     for hit in hits:
         leaf = hit.section.split(" > ")[-1].strip().rstrip("?") if hit.section else ""
+        leaf = _NUMBERING.sub("", leaf)  # "3. Scope of the ISMS" -> "Scope of the ISMS"
         names.append(f"{leaf} ({hit.document})" if leaf else hit.document)
     return list(dict.fromkeys(names))[:MAX_SUGGESTIONS]
 

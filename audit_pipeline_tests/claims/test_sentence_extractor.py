@@ -68,6 +68,18 @@ def test_fallback_answers_produce_no_claims() -> None:
     assert [c.text for c in mixed] == ["The office is closed on Sundays."]
 
 
+def test_a_did_you_mean_suggestion_list_is_not_a_claim() -> None:
+    """The vault bot's abstention lists sections whose titles carry numbers and full stops:
+    none of it may be verified as a claim (it was, and came out contradicted)."""
+    answer = (
+        "I can't answer that from the trusted documents available to me. Did you mean: "
+        "3. Scope of the ISMS (iso-27001-information-security-policy.md); System Description "
+        "Highlights (soc2-type-ii-report-summary.md); 4. Lawful Bases (global-privacy-policy.md)?"
+        " Backups are kept for 35 days."
+    )
+    assert [c.text for c in extract(answer)] == ["Backups are kept for 35 days."]
+
+
 def test_refusal_clause_inside_long_sentence_keeps_the_factual_clause() -> None:
     text = (
         "Her last known address was in Dayton, Ohio, but no information is available about "

@@ -13,10 +13,11 @@ from litellm.llms.custom_llm import CustomLLM
 from litellm.types.utils import ModelResponse
 
 from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.targets.base import TargetRequest
-from audit_pipeline.targets.guardrail import STRICT_SYSTEM_PROMPT
+from audit_pipeline.targets.guardrail import STRICT_SYSTEM_PROMPT, suggestions
 from audit_pipeline.targets.target_config import VaultBotTargetConfig
 from audit_pipeline.targets.vault_bot import SYSTEM_PROMPT, VaultBotTarget
 from audit_pipeline.validation.guardrail_validator import guardrail_validator
@@ -142,3 +143,20 @@ def test_guardrail_columns_round_trip_through_duckdb(tmp_path: Path) -> None:
     )
     assert rows.iloc[0].tolist() == ["p1", 2, "extractive"]
     assert [r.guardrail_path for r in load_response_records(store, "a1")] == ["extractive", None]
+
+
+def test_suggestions_name_sections_without_their_numbering() -> None:
+    def hit(section: str, document: str) -> SearchHit:
+        return SearchHit("c", document, "t", section, "x", 0, 1, 0.5, 1.0, 0.1)
+
+    hits = [
+        hit("Policy > 3. Scope of the ISMS", "iso.md"),
+        hit("FAQ > How quickly will I get access?", "faq.md"),
+        hit("Policy > 3. Scope of the ISMS", "iso.md"),
+        hit("", "notes.md"),
+    ]
+    assert suggestions(hits) == [
+        "Scope of the ISMS (iso.md)",
+        "How quickly will I get access (faq.md)",
+        "notes.md",
+    ]
