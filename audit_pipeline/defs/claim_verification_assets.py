@@ -3,17 +3,33 @@ verdicts, per target partition.
 
 Each asset reads its inputs for the audit from the warehouse and writes its own rows there, so
 any of them can be re-materialised alone (``reverify``) and replaces only its own rows.
+
+With ``detection.batches: N`` above 1, ``evidence`` and ``verdicts`` are graph-backed assets
+under the same keys: a planning step splits the audit into batches of prompts, one step per
+batch does the expensive work without touching the warehouse (so an executor that runs steps in
+parallel processes or pods runs the batches at once), and one writer step writes every batch's
+rows. The bodies of all those steps are the engine's ``warehouse/detection_batches.py``; the
+one-step assets call the same functions with one batch.
 """
 
 from collections import Counter
+from collections.abc import Iterator
+from typing import Any
 
 from dagster import (
     AssetExecutionContext,
     AssetsDefinition,
+    DagsterLogManager,
+    DynamicOut,
+    DynamicOutput,
     MetadataValue,
+    OpExecutionContext,
+    Out,
     Output,
     PartitionsDefinition,
     asset,
+    graph_asset,
+    op,
 )
 
 from audit_pipeline.claims.audit_claims import extract_claims
@@ -24,36 +40,39 @@ from audit_pipeline.defs.resources import (
     WarehouseResource,
 )
 from audit_pipeline.defs.vault_index_assets import IndexState
-from audit_pipeline.evidence.claim_evidence import gather_evidence
 from audit_pipeline.llm.usage import LLMUsage
 from audit_pipeline.reports.markdown import markdown_table
-from audit_pipeline.terminology.audit import (
-    audit_evidence,
-    audit_verdicts,
-    plan_audit,
-    prompts_of,
-)
 from audit_pipeline.verification.configured import (
     build_extractor,
     build_verifier,
     verifier_identity,
 )
+from audit_pipeline.verification.verdict import Verdict, Verifier
 from audit_pipeline.warehouse.audit_tables import AuditRef, load_responses
-from audit_pipeline.warehouse.reverification import verify_audit
-from audit_pipeline.warehouse.verdict_tables import (
-    answered_turns,
-    load_claims,
-    load_evidence,
-    write_claims,
-    write_evidence,
-    write_service_stats,
-    write_verdicts,
+from audit_pipeline.warehouse.detection_batches import (
+    EvidenceWork,
+    EvidenceWritten,
+    FoundEvidence,
+    PlannedVerification,
+    VerificationWork,
+    find_evidence,
+    plan_evidence,
+    plan_verdicts,
+    verify_work,
+    write_found_evidence,
+    write_planned_verdicts,
 )
+from audit_pipeline.warehouse.reverification import Verification
+from audit_pipeline.warehouse.verdict_tables import answered_turns, write_claims
 
 _WORST = ("stale", "contradicted", "unsupported", "weakly_supported")
 
 
-def build_claim_verification_assets(partitions: PartitionsDefinition) -> list[AssetsDefinition]:
+def build_claim_verification_assets(
+    partitions: PartitionsDefinition, batches: int = 1
+) -> list[AssetsDefinition]:
+    """The three detection assets; ``evidence`` and ``verdicts`` fan out over ``batches``."""
+
     @asset(
         group_name="claims",
         kinds={"python", "duckdb"},
@@ -105,13 +124,65 @@ def build_claim_verification_assets(partitions: PartitionsDefinition) -> list[As
             },
         )
 
-    @asset(
-        group_name="evidence",
-        kinds={"lancedb", "duckdb"},
-        partitions_def=partitions,
-        description="Top-k evidence per claim: hybrid search over the vault index, or the "
-        "context the target logged with its answer when there is one.",
+    if batches == 1:
+        return [claims, _evidence_asset(partitions), _verdicts_asset(partitions)]
+    return [
+        claims,
+        _batched_evidence_asset(partitions, batches),
+        _batched_verdicts_asset(partitions, batches),
+    ]
+
+
+_EVIDENCE_SPEC: dict[str, Any] = {
+    "group_name": "evidence",
+    "kinds": {"lancedb", "duckdb"},
+    "description": "Top-k evidence per claim: hybrid search over the vault index, or the "
+    "context the target logged with its answer when there is one.",
+}
+_VERDICTS_SPEC: dict[str, Any] = {
+    "group_name": "verification",
+    "kinds": {"python", "duckdb"},
+    "description": "A verdict per claim (supported / weakly supported / unsupported / "
+    "contradicted / unverifiable) with probability, justification and provenance.",
+}
+
+
+# -- evidence: the steps' bodies, shared by the one-step asset and the batched graph ---------
+
+
+def _search(
+    settings: AuditResource, index: VaultIndexResource, work: EvidenceWork
+) -> FoundEvidence:
+    config = settings.config
+    return find_evidence(
+        work,
+        index.retriever(config.collection_policy()),
+        index.embedder.get(),
+        config.detection.evidence_top_k,
+        config.terminology(),
     )
+
+
+def _evidence_output(
+    written: EvidenceWritten, claims: AuditRef, vault_index: IndexState
+) -> Output[AuditRef]:
+    return Output(
+        claims,
+        metadata={
+            "audit_id": claims.audit_id,
+            "claims": written.claims,
+            "evidence_rows": written.rows,
+            "from_vault": written.sources.get("vault", 0),
+            "from_logged_context": written.sources.get("logged_context", 0),
+            "from_glossary": written.sources.get("glossary", 0),
+            "fallback_mode": written.fallback_mode,
+            "vault_hash": vault_index.vault_hash,
+        },
+    )
+
+
+def _evidence_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
+    @asset(name="evidence", partitions_def=partitions, **_EVIDENCE_SPEC)
     def evidence(
         settings: AuditResource,
         warehouse: WarehouseResource,
@@ -119,52 +190,130 @@ def build_claim_verification_assets(partitions: PartitionsDefinition) -> list[As
         claims: AuditRef,
         vault_index: IndexState,
     ) -> Output[AuditRef]:
-        config = settings.config
         store = warehouse.get()
-        stored = load_claims(store, claims.audit_id)
-        answered = load_responses(store, claims.audit_id)
-        turns = answered_turns(answered)
-        retriever = index.retriever(config.collection_policy())
-        found = gather_evidence(
-            stored, turns, retriever, index.embedder.get(), config.detection.evidence_top_k
-        )
-        terminology = config.terminology()
-        if terminology is not None:  # definitions are checked against the glossary first
-            found = audit_evidence(found, plan_audit(terminology, stored, prompts_of(answered)))
-        rows = write_evidence(store, claims.audit_id, found)
-        stats = retriever.stats()
-        write_service_stats(
-            store,
-            claims.audit_id,
-            "evidence",
-            "embedder",
-            requests=stats["embedding_requests"],
-            failures=stats["embedding_failures"],
-            fallbacks=stats["embedding_fallbacks"],
-            state=stats.get("breaker_state"),
-        )
-        sources = Counter(p.source for passages in found.values() for p in passages)
-        return Output(
-            claims,
-            metadata={
-                "audit_id": claims.audit_id,
-                "claims": len(stored),
-                "evidence_rows": rows,
-                "from_vault": sources.get("vault", 0),
-                "from_logged_context": sources.get("logged_context", 0),
-                "from_glossary": sources.get("glossary", 0),
-                "fallback_mode": sum(p.fallback_mode for ps in found.values() for p in ps),
-                "vault_hash": vault_index.vault_hash,
-            },
-        )
+        found = [
+            _search(settings, index, work) for work in plan_evidence(store, claims.audit_id, 1)
+        ]
+        written = write_found_evidence(store, claims.audit_id, found)
+        return _evidence_output(written, claims, vault_index)
 
-    @asset(
-        group_name="verification",
-        kinds={"python", "duckdb"},
-        partitions_def=partitions,
-        description="A verdict per claim (supported / weakly supported / unsupported / "
-        "contradicted / unverifiable) with probability, justification and provenance.",
+    return evidence
+
+
+def _batched_evidence_asset(partitions: PartitionsDefinition, batches: int) -> AssetsDefinition:
+    """``evidence`` as a graph: plan -> one search step per batch -> one writer step."""
+
+    @op(out=DynamicOut(EvidenceWork))
+    def evidence_batches(
+        warehouse: WarehouseResource, claims: AuditRef, vault_index: IndexState
+    ) -> Iterator[DynamicOutput[EvidenceWork]]:
+        """The audit's claims in batches of prompts (``vault_index`` only orders this step
+        after the index is up to date)."""
+        for work in plan_evidence(warehouse.get(), claims.audit_id, batches):
+            yield DynamicOutput(work, mapping_key=f"batch_{work.batch}")
+
+    @op
+    def evidence_batch(
+        settings: AuditResource, index: VaultIndexResource, work: EvidenceWork
+    ) -> FoundEvidence:
+        """One batch's vault searches; writes nothing."""
+        return _search(settings, index, work)
+
+    @op
+    def evidence_writer(
+        warehouse: WarehouseResource,
+        claims: AuditRef,
+        vault_index: IndexState,
+        found: list[FoundEvidence],
+    ) -> Output[AuditRef]:
+        """Every batch's evidence, written in one transaction."""
+        written = write_found_evidence(warehouse.get(), claims.audit_id, found)
+        return _evidence_output(written, claims, vault_index)
+
+    @graph_asset(name="evidence", partitions_def=partitions, **_EVIDENCE_SPEC)
+    def evidence(claims: Any, vault_index: Any) -> Any:  # composition handles, not values
+        found = evidence_batches(claims, vault_index).map(evidence_batch)
+        return evidence_writer(claims, vault_index, found.collect())
+
+    return evidence
+
+
+# -- verdicts ----------------------------------------------------------------------------------
+
+
+def _plan_verdicts(
+    settings: AuditResource,
+    warehouse: WarehouseResource,
+    index: VaultIndexResource,
+    judge_key: JudgeKeyResource,
+    evidence: AuditRef,
+    vault_index: IndexState,
+    batches: int,
+) -> tuple[PlannedVerification, list[VerificationWork], Verifier]:
+    config = settings.config
+    verifier = build_verifier(config.detection, index.embedder.get(), judge_key.api_key)
+    planned, work = plan_verdicts(
+        warehouse.get(),
+        evidence.audit_id,
+        target=evidence.target,
+        verifier=verifier,
+        verifier_id=verifier_identity(verifier, config.detection),
+        vault_state=vault_index.vault_hash,
+        batches=batches,
     )
+    return planned, work, verifier
+
+
+def _verdicts_output(
+    log: DagsterLogManager,
+    run: Verification,
+    planned: PlannedVerification,
+    evidence: AuditRef,
+    vault_index: IndexState,
+) -> Output[AuditRef]:
+    results = run.verdicts
+    spent = sum((v.usage for v in results), LLMUsage())
+    labels = Counter(str(v.label) for v in results)
+    log.info(f"verdicts: {dict(labels)}")
+    worst = sorted(
+        ((v, c) for c, v in zip(planned.claims, results, strict=True) if str(v.label) in _WORST),
+        key=lambda pair: (_WORST.index(str(pair[0].label)), pair[0].probability),
+    )
+    preview = [
+        {
+            "prompt": c.prompt_id,
+            "label": str(v.label),
+            "p_supported": round(v.probability, 2),
+            "claim": c.claim.text,
+        }
+        for v, c in worst[:20]
+    ]
+    return Output(
+        evidence,
+        metadata={
+            "audit_id": evidence.audit_id,
+            "claims": len(results),
+            "verified_now": run.verified,
+            "carried_over": run.carried,
+            "vault_hash": vault_index.vault_hash,
+            **{f"label_{name}": labels.get(name, 0) for name in (*_WORST, "supported")},
+            "label_unverifiable": labels.get("unverifiable", 0),
+            "verifier": planned.verifier,
+            "verifier_quality": planned.verifier_quality,
+            "decided_by_judge": sum(v.decided_by == "judge" for v in results),
+            "judge_calls": spent.calls,
+            "judge_prompt_tokens": spent.prompt_tokens,
+            "judge_completion_tokens": spent.completion_tokens,
+            "judge_cost_usd": spent.cost_usd,
+            "worst_claims": MetadataValue.md(
+                markdown_table(preview, ["prompt", "label", "p_supported", "claim"])
+            ),
+        },
+    )
+
+
+def _verdicts_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
+    @asset(name="verdicts", partitions_def=partitions, **_VERDICTS_SPEC)
     def verdicts(
         context: AssetExecutionContext,
         settings: AuditResource,
@@ -174,63 +323,71 @@ def build_claim_verification_assets(partitions: PartitionsDefinition) -> list[As
         evidence: AuditRef,
         vault_index: IndexState,
     ) -> Output[AuditRef]:
-        config = settings.config
-        store = warehouse.get()
-        stored = load_claims(store, evidence.audit_id)
-        passages = load_evidence(store, evidence.audit_id)
-        verifier = build_verifier(config.detection, index.embedder.get(), judge_key.api_key)
-        run = verify_audit(
-            store,
-            target=evidence.target,
-            claims=stored,
-            evidence=passages,
-            verifier=verifier,
-            verifier_id=verifier_identity(verifier, config.detection),
-            vault_state=vault_index.vault_hash,
+        planned, work, verifier = _plan_verdicts(
+            settings, warehouse, index, judge_key, evidence, vault_index, batches=1
         )
-        results = run.verdicts
-        terminology = config.terminology()
-        if terminology is not None:
-            prompts = prompts_of(load_responses(store, evidence.audit_id))
-            results = audit_verdicts(results, stored, plan_audit(terminology, stored, prompts))
-        write_verdicts(store, evidence.audit_id, stored, results, run.provenance)
-        spent = sum((v.usage for v in results), LLMUsage())
-        labels = Counter(str(v.label) for v in results)
-        context.log.info(f"verdicts: {dict(labels)}")
-        worst = sorted(
-            ((v, c) for c, v in zip(stored, results, strict=True) if str(v.label) in _WORST),
-            key=lambda pair: (_WORST.index(str(pair[0].label)), pair[0].probability),
+        fresh = [verify_work(batch, verifier) for batch in work]
+        run = write_planned_verdicts(
+            warehouse.get(), evidence.audit_id, planned, fresh, settings.config.terminology()
         )
-        preview = [
-            {
-                "prompt": c.prompt_id,
-                "label": str(v.label),
-                "p_supported": round(v.probability, 2),
-                "claim": c.claim.text,
-            }
-            for v, c in worst[:20]
-        ]
-        return Output(
-            evidence,
-            metadata={
-                "audit_id": evidence.audit_id,
-                "claims": len(results),
-                "verified_now": run.verified,
-                "carried_over": run.carried,
-                "vault_hash": vault_index.vault_hash,
-                **{f"label_{name}": labels.get(name, 0) for name in (*_WORST, "supported")},
-                "label_unverifiable": labels.get("unverifiable", 0),
-                "verifier": f"{verifier.name} {verifier.version}",
-                "verifier_quality": getattr(verifier, "quality", "") or "not measured",
-                "decided_by_judge": sum(v.decided_by == "judge" for v in results),
-                "judge_calls": spent.calls,
-                "judge_prompt_tokens": spent.prompt_tokens,
-                "judge_completion_tokens": spent.completion_tokens,
-                "judge_cost_usd": spent.cost_usd,
-                "worst_claims": MetadataValue.md(
-                    markdown_table(preview, ["prompt", "label", "p_supported", "claim"])
-                ),
-            },
-        )
+        return _verdicts_output(context.log, run, planned, evidence, vault_index)
 
-    return [claims, evidence, verdicts]
+    return verdicts
+
+
+def _batched_verdicts_asset(partitions: PartitionsDefinition, batches: int) -> AssetsDefinition:
+    """``verdicts`` as a graph: plan (carry-over lookups) -> one verification step per batch of
+    answers left to verify -> one writer step."""
+
+    @op(out={"planned": Out(PlannedVerification), "work": DynamicOut(VerificationWork)})
+    def verdict_batches(
+        settings: AuditResource,
+        warehouse: WarehouseResource,
+        index: VaultIndexResource,
+        judge_key: JudgeKeyResource,
+        evidence: AuditRef,
+        vault_index: IndexState,
+    ) -> Iterator[Output[PlannedVerification] | DynamicOutput[VerificationWork]]:
+        """What is carried over, and the answers left to verify in batches of prompts."""
+        planned, work, _ = _plan_verdicts(
+            settings, warehouse, index, judge_key, evidence, vault_index, batches
+        )
+        yield Output(planned, output_name="planned")
+        for batch in work:
+            yield DynamicOutput(batch, output_name="work", mapping_key=f"batch_{batch.batch}")
+
+    @op
+    def verdict_batch(
+        settings: AuditResource,
+        index: VaultIndexResource,
+        judge_key: JudgeKeyResource,
+        work: VerificationWork,
+    ) -> dict[str, Verdict]:
+        """One batch's verdicts; writes nothing."""
+        config = settings.config
+        verifier = build_verifier(config.detection, index.embedder.get(), judge_key.api_key)
+        return verify_work(work, verifier)
+
+    @op
+    def verdict_writer(
+        context: OpExecutionContext,
+        settings: AuditResource,
+        warehouse: WarehouseResource,
+        evidence: AuditRef,
+        vault_index: IndexState,
+        planned: PlannedVerification,
+        fresh: list[dict[str, Verdict]],
+    ) -> Output[AuditRef]:
+        """Every claim's verdict, carried over or from a batch, written in one transaction."""
+        run = write_planned_verdicts(
+            warehouse.get(), evidence.audit_id, planned, fresh, settings.config.terminology()
+        )
+        return _verdicts_output(context.log, run, planned, evidence, vault_index)
+
+    @graph_asset(name="verdicts", partitions_def=partitions, **_VERDICTS_SPEC)
+    def verdicts(evidence: Any, vault_index: Any) -> Any:  # composition handles, not values
+        planned, work = verdict_batches(evidence, vault_index)
+        fresh = work.map(verdict_batch)
+        return verdict_writer(evidence, vault_index, planned, fresh.collect())
+
+    return verdicts

@@ -57,7 +57,7 @@ def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
         *VAULT_ASSETS,
         prompt_suite,
         build_responses_asset(partitions),
-        *build_claim_verification_assets(partitions),
+        *build_claim_verification_assets(partitions, config.detection.batches),
         *build_validation_assets(partitions),
         *build_scoring_report_assets(
             partitions,

@@ -9,9 +9,14 @@ re-execution, the parent run that produced the step) wrote. Only an asset the ru
 compute itself (``reverify`` reads the target's latest ``responses``) is looked up: the latest
 materialisation of that asset partition in the instance's event log.
 
-Older copies are removed once a newer run has stored the same asset partition and the run
-that wrote them is over, so storage holds about one copy per asset partition plus the runs in
-flight.
+Values that are not assets (a batch of evidence or verdicts handed from one step of a
+graph-backed asset to the next, see ``detection.batches``) are stored the same way under
+``<run_id>/steps/<partition>/<step key>/<output>[/<mapping key>]``; each step process, or each
+pod on Kubernetes, reads them back from there, so this folder must be shared between them.
+
+Older copies are removed once a newer run has stored the same asset partition (or step output)
+and the run that wrote them is over, so storage holds about one copy per asset partition plus
+the runs in flight.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from dagster import (
 )
 
 RUNS_FOLDER = "audit_runs"
+STEPS_FOLDER = "steps"  # values handed between the steps of one asset, not assets themselves
 _LOOKBACK = 20  # materialisations examined when looking for a stored copy
 
 
@@ -59,11 +65,28 @@ class RunScopedIOManager(ConfigurableIOManager):
         parts = [*asset_key.path, partition] if partition is not None else list(asset_key.path)
         return Path(*parts)
 
+    @staticmethod
+    def _step_relative(output: OutputContext, partition: str | None) -> Path:
+        """Where a step output that is no asset lives inside its run's folder."""
+        mapping = [output.mapping_key] if output.mapping_key else []
+        return Path(
+            STEPS_FOLDER,
+            *([partition] if partition else []),
+            output.step_key,
+            output.name,
+            *mapping,
+        )
+
     def handle_output(self, context: OutputContext, obj: Any) -> None:
         instance = context.step_context.instance
-        relative = self._relative(
-            context.asset_key, context.asset_partition_key if context.has_asset_partitions else None
-        )
+        if context.has_asset_key:
+            relative = self._relative(
+                context.asset_key,
+                context.asset_partition_key if context.has_asset_partitions else None,
+            )
+        else:
+            partition = context.partition_key if context.has_partition_key else None
+            relative = self._step_relative(context, partition)
         root = self._root(instance)
         path = root / context.run_id / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -79,8 +102,18 @@ class RunScopedIOManager(ConfigurableIOManager):
 
     def load_input(self, context: InputContext) -> Any:
         upstream = context.upstream_output
-        if upstream is None or not upstream.has_asset_key:
-            raise RunStorageError(f"input {context.name!r} is not an asset: nothing to load")
+        if upstream is None:
+            raise RunStorageError(f"input {context.name!r} has no upstream output: nothing to load")
+        if not upstream.has_asset_key:  # a value handed on inside the run (or its parent run)
+            # The run's partition (the upstream's own context may not be asked for it).
+            partition = context.partition_key if context.has_partition_key else None
+            relative = self._step_relative(upstream, partition)
+            path = self._root(context.instance) / upstream.run_id / relative
+            return _unpickle(
+                path,
+                f"no stored output {upstream.name!r} of step {upstream.step_key} for run "
+                f"{upstream.run_id}: run the step again",
+            )
         partition = context.asset_partition_key if context.has_asset_partitions else None
         relative = self._relative(upstream.asset_key, partition)
         root = self._root(context.instance)
@@ -89,15 +122,20 @@ class RunScopedIOManager(ConfigurableIOManager):
             path = root / run_id / relative
         else:
             path = _latest_stored(root, relative, upstream.asset_key, partition, context.instance)
-        try:
-            with path.open("rb") as stream:
-                return pickle.load(stream)
-        except FileNotFoundError:
-            raise RunStorageError(
-                f"no stored value of {upstream.asset_key.to_user_string()}"
-                f"{f' [{partition}]' if partition else ''} for run {run_id or '(latest)'}: "
-                "materialise it again"
-            ) from None
+        return _unpickle(
+            path,
+            f"no stored value of {upstream.asset_key.to_user_string()}"
+            f"{f' [{partition}]' if partition else ''} for run {run_id or '(latest)'}: "
+            "materialise it again",
+        )
+
+
+def _unpickle(path: Path, missing: str) -> Any:
+    try:
+        with path.open("rb") as stream:
+            return pickle.load(stream)
+    except FileNotFoundError:
+        raise RunStorageError(missing) from None
 
 
 def _producing_run(upstream: OutputContext, instance: DagsterInstance) -> str | None:

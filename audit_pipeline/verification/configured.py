@@ -61,6 +61,8 @@ def build_verifier(
 def verifier_identity(verifier: Verifier, settings: DetectionSettings) -> str:
     """What a verdict depends on besides its claim and evidence: the verifier's name and
     version and every detection setting (thresholds, judge model, cascade band). A change to
-    any of them means no earlier verdict is carried over (``verification/reuse.py``)."""
-    digest = hashlib.sha256(settings.model_dump_json().encode("utf-8")).hexdigest()[:16]
+    any of them means no earlier verdict is carried over (``verification/reuse.py``). The
+    number of batches the work is split into changes none of them."""
+    judged = settings.model_dump_json(exclude={"batches"})
+    digest = hashlib.sha256(judged.encode("utf-8")).hexdigest()[:16]
     return f"{verifier.name}:{verifier.version}:{digest}"

@@ -26,6 +26,10 @@ class DetectionSettings(BaseModel):
     judge: JudgeSettings = JudgeSettings()
     # Claims checked per answer (the first ones in the text); the rest are counted as capped.
     max_claims_per_answer: int = Field(default=50, ge=1)
+    # Evidence and verification split into this many batches of prompts, which Dagster runs as
+    # parallel steps (processes, or pods on Kubernetes). How the work runs, not what it finds:
+    # it is left out of the verifier identity, so verdicts carry over between batch counts.
+    batches: int = Field(default=1, ge=1, le=256)
 
     @model_validator(mode="after")
     def _band(self) -> DetectionSettings:

@@ -6,6 +6,10 @@ evidence came from. Before verifying, the keys of this audit's answers are looke
 stored verdicts; answers whose every claim is found keep those verdicts (recorded as carried
 over, from the audit that computed them). Only the others reach the verifier, and those that
 the current vault contradicts are checked against their previous verdict for staleness.
+
+The lookups (``plan_verification``) and the verification (``verify_fresh``) are separate steps,
+so a large audit can verify its answers in batches, in other processes, that need no warehouse
+(``warehouse/detection_batches.py``); ``verify_audit`` runs both in one call.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from audit_pipeline.claims.audit_claims import AuditClaim
 from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.verification.audit_verdicts import verify_claims
 from audit_pipeline.verification.reuse import StoredVerdict, plan_reuse, verdict_keys
-from audit_pipeline.verification.staleness import ClaimKey, PriorVerdict, mark_stale
+from audit_pipeline.verification.staleness import ClaimKey, PriorVerdict, claim_key, mark_stale
 from audit_pipeline.verification.verdict import Verdict, Verifier
 from audit_pipeline.warehouse.store import Warehouse, or_none
 from audit_pipeline.warehouse.table_rows import VerdictRow
@@ -86,21 +90,114 @@ def prior_verdicts(store: Warehouse, target: str, vault_state: str) -> dict[Clai
     return prior
 
 
-def record_chunk_history(store: Warehouse) -> None:
-    """Add the current vault chunks to ``vault_chunk_history`` (once per chunk id).
-
-    Done by every verification, so each chunk any verdict could rest on is kept: when its
-    document changes, a stale claim can still show what the vault said.
-    """
-    store.execute(
-        "INSERT INTO vault_chunk_history "
-        "SELECT chunk_id, doc_id, section, text, doc_hash, now() FROM vault_chunks "
-        "WHERE chunk_id NOT IN (SELECT chunk_id FROM vault_chunk_history)"
-    )
+# Adds the current vault chunks to ``vault_chunk_history`` (once per chunk id). Run with every
+# audit's verdicts, in their transaction (``write_verdicts(keep_chunk_history=True)``), so each
+# chunk any verdict could rest on is kept: when its document changes, a stale claim can still
+# show what the vault said.
+CHUNK_HISTORY_SQL = (
+    "INSERT INTO vault_chunk_history "
+    "SELECT chunk_id, doc_id, section, text, doc_hash, now() FROM vault_chunks "
+    "WHERE chunk_id NOT IN (SELECT chunk_id FROM vault_chunk_history)"
+)
 
 
 def _chunk_ids(store: Warehouse, table: str) -> set[str]:
     return set(store.query(f"SELECT chunk_id FROM {table}")["chunk_id"])
+
+
+@dataclass(frozen=True)
+class StalenessBasis:
+    """What judging fresh verdicts stale needs (``verification/staleness.py``): the claims'
+    previous verdicts against other vault states, and which of the chunks those rested on the
+    vault holds now and has ever held.
+
+    Read from the warehouse once, so the verification itself can run where there is none (a
+    batch step in another process or pod); ``for_claims`` keeps what one batch needs.
+    """
+
+    prior: dict[ClaimKey, PriorVerdict]
+    current_chunks: frozenset[str]
+    chunks_ever: frozenset[str]
+
+    def for_claims(self, claims: Sequence[AuditClaim]) -> StalenessBasis:
+        wanted = {claim_key(c) for c in claims}
+        prior = {key: verdict for key, verdict in self.prior.items() if key in wanted}
+        mentioned = {chunk for p in prior.values() for chunk in p.supporting_chunk_ids}
+        return StalenessBasis(prior, self.current_chunks & mentioned, self.chunks_ever & mentioned)
+
+
+@dataclass(frozen=True)
+class VerificationPlan:
+    """An audit's claims before any is verified: each claim's verdict key, the stored
+    verdicts carried over (by claim id), the claims left to verify (whole answers), and the
+    basis for labelling those stale (None without a vault state or with nothing to verify)."""
+
+    vault_state: str | None
+    keys: dict[str, str]
+    carried: dict[str, StoredVerdict]
+    to_verify: list[AuditClaim]
+    staleness: StalenessBasis | None
+
+
+def plan_verification(
+    store: Warehouse,
+    *,
+    target: str,
+    claims: Sequence[AuditClaim],
+    evidence: Mapping[str, list[EvidencePassage]],
+    verifier_id: str,
+    vault_state: str | None,
+) -> VerificationPlan:
+    """Look up what can be carried over and what staleness is judged against (reads only)."""
+    keys = verdict_keys(claims, evidence, verifier_id)
+    reuse = plan_reuse(claims, keys, stored_verdicts(store, set(keys.values())))
+    staleness = None
+    if vault_state is not None and reuse.to_verify:
+        current = _chunk_ids(store, "vault_chunks")
+        # The history gains the current chunks when the verdicts are written; they count now.
+        ever = _chunk_ids(store, "vault_chunk_history") | current
+        staleness = StalenessBasis(
+            prior_verdicts(store, target, vault_state), frozenset(current), frozenset(ever)
+        ).for_claims(reuse.to_verify)
+    return VerificationPlan(vault_state, keys, reuse.carried, reuse.to_verify, staleness)
+
+
+def verify_fresh(
+    claims: Sequence[AuditClaim],
+    evidence: Mapping[str, list[EvidencePassage]],
+    verifier: Verifier,
+    staleness: StalenessBasis | None,
+) -> dict[str, Verdict]:
+    """Verdicts of ``claims`` (whole answers of a plan's ``to_verify``) by claim id, those the
+    changed vault superseded labelled stale. Touches no warehouse."""
+    fresh = verify_claims(claims, dict(evidence), verifier)
+    if staleness is not None and claims:
+        fresh = mark_stale(
+            claims,
+            fresh,
+            staleness.prior,
+            current_chunks=staleness.current_chunks,
+            vault_chunks_ever=staleness.chunks_ever,
+        )
+    return dict(zip((c.claim_id for c in claims), fresh, strict=True))
+
+
+def assemble_verification(
+    plan: VerificationPlan, claims: Sequence[AuditClaim], fresh: Mapping[str, Verdict]
+) -> Verification:
+    """One verdict per claim, in claim order: the carried-over one, else the fresh one."""
+    verdicts: list[Verdict] = []
+    provenance: dict[str, Provenance] = {}
+    for claim in claims:
+        key = plan.keys[claim.claim_id]
+        stored = plan.carried.get(claim.claim_id)
+        if stored is not None:
+            verdicts.append(stored.verdict)
+            provenance[claim.claim_id] = Provenance(key, stored.vault_state, stored.audit_id)
+        else:
+            verdicts.append(fresh[claim.claim_id])
+            provenance[claim.claim_id] = Provenance(key, plan.vault_state)
+    return Verification(verdicts, provenance, len(plan.to_verify), len(plan.carried))
 
 
 def verify_audit(
@@ -113,29 +210,18 @@ def verify_audit(
     verifier_id: str,
     vault_state: str | None,
 ) -> Verification:
-    """One verdict per claim: carried over where nothing changed, verified otherwise."""
-    record_chunk_history(store)
-    keys = verdict_keys(claims, evidence, verifier_id)
-    plan = plan_reuse(claims, keys, stored_verdicts(store, set(keys.values())))
-    fresh = verify_claims(plan.to_verify, dict(evidence), verifier)
-    if vault_state is not None and plan.to_verify:
-        fresh = mark_stale(
-            plan.to_verify,
-            fresh,
-            prior_verdicts(store, target, vault_state),
-            current_chunks=_chunk_ids(store, "vault_chunks"),
-            vault_chunks_ever=_chunk_ids(store, "vault_chunk_history"),
-        )
-    computed = dict(zip((c.claim_id for c in plan.to_verify), fresh, strict=True))
-    verdicts: list[Verdict] = []
-    provenance: dict[str, Provenance] = {}
-    for claim in claims:
-        key = keys[claim.claim_id]
-        stored = plan.carried.get(claim.claim_id)
-        if stored is not None:
-            verdicts.append(stored.verdict)
-            provenance[claim.claim_id] = Provenance(key, stored.vault_state, stored.audit_id)
-        else:
-            verdicts.append(computed[claim.claim_id])
-            provenance[claim.claim_id] = Provenance(key, vault_state)
-    return Verification(verdicts, provenance, len(plan.to_verify), len(plan.carried))
+    """One verdict per claim: carried over where nothing changed, verified otherwise.
+
+    Plan, verify, assemble in one call; ``warehouse/detection_batches.py`` runs the same three
+    with the verification split into batches. Reads the warehouse, writes nothing.
+    """
+    plan = plan_verification(
+        store,
+        target=target,
+        claims=claims,
+        evidence=evidence,
+        verifier_id=verifier_id,
+        vault_state=vault_state,
+    )
+    fresh = verify_fresh(plan.to_verify, evidence, verifier, plan.staleness)
+    return assemble_verification(plan, claims, fresh)

@@ -21,8 +21,8 @@ from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim
 from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.llm.usage import LLMUsage
 from audit_pipeline.verification.verdict import Verdict
-from audit_pipeline.warehouse.reverification import Provenance
-from audit_pipeline.warehouse.store import Warehouse, or_none
+from audit_pipeline.warehouse.reverification import CHUNK_HISTORY_SQL, Provenance
+from audit_pipeline.warehouse.store import Rows, Warehouse, or_none
 from audit_pipeline.warehouse.table_rows import ClaimRow, EvidenceRow, VerdictRow
 
 
@@ -55,20 +55,25 @@ def load_claims(warehouse: Warehouse, audit_id: str) -> list[AuditClaim]:
     return [ClaimRow.model_validate(row).audit_claim() for row in frame.to_dict("records")]
 
 
-def write_evidence(
-    warehouse: Warehouse, audit_id: str, evidence: dict[str, list[EvidencePassage]]
-) -> int:
+def evidence_rows(
+    audit_id: str, evidence: Mapping[str, list[EvidencePassage]]
+) -> list[dict[str, Any]]:
     """Evidence rows of one audit; each passage keeps its own ``fallback_mode``.
 
     The flag belongs to how a passage was found, not to the audit: logged-context passages
     never fall back, and vault searches before and after an embedding outage differ.
     """
-    rows = [
+    return [
         EvidenceRow.of(audit_id, claim_id, rank, passage).column_values()
         for claim_id, passages in evidence.items()
         for rank, passage in enumerate(passages, start=1)
     ]
-    return warehouse.replace("evidence", rows, {"audit_id": audit_id})
+
+
+def write_evidence(
+    warehouse: Warehouse, audit_id: str, evidence: dict[str, list[EvidencePassage]]
+) -> int:
+    return warehouse.replace("evidence", evidence_rows(audit_id, evidence), {"audit_id": audit_id})
 
 
 def load_evidence(warehouse: Warehouse, audit_id: str) -> dict[str, list[EvidencePassage]]:
@@ -88,10 +93,14 @@ def write_verdicts(
     claims: Sequence[AuditClaim],
     verdicts: Sequence[Verdict],
     provenance: Mapping[str, Provenance] | None = None,
+    *,
+    keep_chunk_history: bool = False,
 ) -> int:
     """Verdict rows, and their judge usage summed onto the audit row, in one transaction.
 
     ``provenance`` (claim id -> key, vault state, carried from) comes from ``verify_audit``.
+    ``keep_chunk_history`` adds the current vault chunks to ``vault_chunk_history`` in the same
+    transaction (an audit's verdicts; a single validation's rest on no vault state).
 
     A re-verified audit therefore shows the judge bill of its latest verdicts, never a mix.
     """
@@ -121,7 +130,8 @@ def write_verdicts(
                     total.cost_usd,
                     audit_id,
                 ],
-            )
+            ),
+            *([(CHUNK_HISTORY_SQL, [])] if keep_chunk_history else []),
         ],
     )
 
@@ -232,6 +242,32 @@ def write_service_stats(
     state: str | None = None,
 ) -> None:
     """How one stage's calls to a model service went (for metrics and post-mortems)."""
+    warehouse.replace_many(
+        [
+            service_stats_write(
+                audit_id,
+                stage,
+                service,
+                requests=requests,
+                failures=failures,
+                fallbacks=fallbacks,
+                state=state,
+            )
+        ]
+    )
+
+
+def service_stats_write(
+    audit_id: str,
+    stage: str,
+    service: str,
+    *,
+    requests: int,
+    failures: int,
+    fallbacks: int = 0,
+    state: str | None = None,
+) -> tuple[str, Rows, dict[str, Any]]:
+    """The ``replace_many`` entry of one service-stats row, to write it with a stage's rows."""
     row = {
         "audit_id": audit_id,
         "stage": stage,
@@ -241,6 +277,4 @@ def write_service_stats(
         "fallbacks": fallbacks,
         "state": state,
     }
-    warehouse.replace(
-        "service_stats", [row], {"audit_id": audit_id, "stage": stage, "service": service}
-    )
+    return ("service_stats", [row], {"audit_id": audit_id, "stage": stage, "service": service})

@@ -8,96 +8,18 @@ label the answer that repeats the old value of the changed fact ``stale``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
-import yaml
+import pytest
 from dagster import DagsterInstance
 
 from audit_pipeline.config import load_config
 from audit_pipeline.defs.graph import build_definitions
 from audit_pipeline.warehouse.store import Warehouse
+from audit_pipeline_tests.policy_workspace import write_policy_workspace
 
-DOCUMENTS = {
-    "retention.md": """# Data Retention Policy
-
-## Customer records
-
-Customer records are retained for 90 days after the contract ends and then deleted.
-
-## Backups
-
-Encrypted backups expire after 35 days and are stored in a second region.
-""",
-    "access.md": """# Access Control Policy
-
-## Leavers
-
-All access of a leaver is revoked within 4 hours of the termination time in the HR system.
-
-## Reviews
-
-Managers review the access rights of their team every quarter.
-""",
-    "encryption.md": """# Encryption Standard
-
-## Transport
-
-Connections require TLS 1.2 or higher and TLS 1.3 is preferred.
-
-## Keys
-
-Key encryption keys are rotated automatically every 12 months.
-""",
-}
-ANSWERS = {
-    "RET-1": "Customer records are retained for 90 days after the contract ends and then deleted.",
-    "ACC-1": "All access of a leaver is revoked within 4 hours of the termination time.",
-    "ACC-2": "Managers review the access rights of their team every quarter.",
-    "ENC-1": "Connections require TLS 1.2 or higher.",
-    "ENC-2": "Key encryption keys are rotated automatically every 6 months.",
-}
 VERDICT_COLUMNS = ["claim_id", "label", "probability", "justification", "verdict_key"]
-
-
-def _workspace(root: Path) -> Path:
-    vault = root / "vault"
-    vault.mkdir(parents=True)
-    for name, text in DOCUMENTS.items():
-        (vault / name).write_text(text)
-    prompts = [
-        {"id": pid, "category": pid.split("-")[0].lower(), "prompt": f"Question {pid}?"}
-        for pid in ANSWERS
-    ]
-    (root / "suite.yaml").write_text(yaml.safe_dump({"name": "s", "prompts": prompts}))
-    (root / "answers.jsonl").write_text(
-        "".join(
-            json.dumps({"prompt_id": pid, "prompt": f"Question {pid}?", "response": text}) + "\n"
-            for pid, text in ANSWERS.items()
-        )
-    )
-    config = {
-        "vault": {"path": str(vault)},
-        "storage": {
-            "duckdb_path": str(root / "warehouse" / "audit.duckdb"),
-            "lancedb_path": str(root / "warehouse" / "vault.lance"),
-        },
-        # Two passages per claim: each answer's evidence comes from its own policy.
-        "detection": {"evidence_top_k": 2},
-        "suites": {"s": str(root / "suite.yaml")},
-        "targets": {"recorded": {"type": "replay", "path": str(root / "answers.jsonl")}},
-        "defaults": {"suite": "s", "target": "recorded"},
-        "cache": {"dir": str(root / "cache")},
-        "reports": {"dir": str(root / "reports")},
-        "observability": {
-            "metrics_dir": str(root / "metrics"),
-            "log_file": str(root / "logs" / "audit.jsonl"),
-        },
-    }
-    path = root / "audit.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
 
 
 def _verdicts(warehouse: Warehouse, audit_id: str) -> pd.DataFrame:
@@ -113,8 +35,11 @@ def _metadata(result: object, asset: str) -> dict[str, object]:
     return {key: value.value for key, value in events[-1].metadata.items()}
 
 
-def test_a_vault_edit_reverifies_only_the_answers_it_touches(tmp_path: Path) -> None:
-    config_path = _workspace(tmp_path)
+# Two batches: the same carry-over and staleness through the batched graph (plan, one
+# verification step per batch of prompts, one writer), run in-process here.
+@pytest.mark.parametrize("batches", [1, 2])
+def test_a_vault_edit_reverifies_only_the_answers_it_touches(tmp_path: Path, batches: int) -> None:
+    config_path = write_policy_workspace(tmp_path, batches=batches)
     defs = build_definitions(config_path)
     (tmp_path / "dagster").mkdir()
     instance = DagsterInstance.local_temp(str(tmp_path / "dagster"))
@@ -161,7 +86,7 @@ def test_a_vault_edit_reverifies_only_the_answers_it_touches(tmp_path: Path) -> 
 
 
 def test_an_unchanged_rerun_carries_every_verdict_over(tmp_path: Path) -> None:
-    config_path = _workspace(tmp_path)
+    config_path = write_policy_workspace(tmp_path)
     defs = build_definitions(config_path)
     (tmp_path / "dagster").mkdir()
     instance = DagsterInstance.local_temp(str(tmp_path / "dagster"))

@@ -1,0 +1,94 @@
+"""A small self-contained audit workspace: three short policies, five recorded answers about
+them (one repeats a fact wrongly), a suite and an ``audit.yaml`` whose every output lives under
+the workspace. Shared by the tests that run whole Dagster jobs on it (re-verification after a
+vault edit, batches in several processes); small enough for a full audit in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DOCUMENTS = {
+    "retention.md": """# Data Retention Policy
+
+## Customer records
+
+Customer records are retained for 90 days after the contract ends and then deleted.
+
+## Backups
+
+Encrypted backups expire after 35 days and are stored in a second region.
+""",
+    "access.md": """# Access Control Policy
+
+## Leavers
+
+All access of a leaver is revoked within 4 hours of the termination time in the HR system.
+
+## Reviews
+
+Managers review the access rights of their team every quarter.
+""",
+    "encryption.md": """# Encryption Standard
+
+## Transport
+
+Connections require TLS 1.2 or higher and TLS 1.3 is preferred.
+
+## Keys
+
+Key encryption keys are rotated automatically every 12 months.
+""",
+}
+ANSWERS = {
+    "RET-1": "Customer records are retained for 90 days after the contract ends and then deleted.",
+    "ACC-1": "All access of a leaver is revoked within 4 hours of the termination time.",
+    "ACC-2": "Managers review the access rights of their team every quarter.",
+    "ENC-1": "Connections require TLS 1.2 or higher.",
+    "ENC-2": "Key encryption keys are rotated automatically every 6 months.",
+}
+
+
+def write_policy_workspace(root: Path, **detection: Any) -> Path:
+    """Write the workspace under ``root`` and return its ``audit.yaml``; ``detection`` adds
+    settings to its ``detection:`` section (two evidence passages per claim by default, so
+    each answer's evidence comes from its own policy)."""
+    vault = root / "vault"
+    vault.mkdir(parents=True)
+    for name, text in DOCUMENTS.items():
+        (vault / name).write_text(text)
+    prompts = [
+        {"id": pid, "category": pid.split("-")[0].lower(), "prompt": f"Question {pid}?"}
+        for pid in ANSWERS
+    ]
+    (root / "suite.yaml").write_text(yaml.safe_dump({"name": "s", "prompts": prompts}))
+    (root / "answers.jsonl").write_text(
+        "".join(
+            json.dumps({"prompt_id": pid, "prompt": f"Question {pid}?", "response": text}) + "\n"
+            for pid, text in ANSWERS.items()
+        )
+    )
+    config = {
+        "vault": {"path": str(vault)},
+        "storage": {
+            "duckdb_path": str(root / "warehouse" / "audit.duckdb"),
+            "lancedb_path": str(root / "warehouse" / "vault.lance"),
+        },
+        "detection": {"evidence_top_k": 2, **detection},
+        "suites": {"s": str(root / "suite.yaml")},
+        "targets": {"recorded": {"type": "replay", "path": str(root / "answers.jsonl")}},
+        "defaults": {"suite": "s", "target": "recorded"},
+        "cache": {"dir": str(root / "cache")},
+        "reports": {"dir": str(root / "reports")},
+        "observability": {
+            "metrics_dir": str(root / "metrics"),
+            "log_file": str(root / "logs" / "audit.jsonl"),
+        },
+    }
+    path = root / "audit.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
