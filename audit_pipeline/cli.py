@@ -47,6 +47,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--id", action="append", default=[], dest="ids", help="only this prompt")
     run.add_argument("--concurrency", type=int, help="target calls in flight at once")
     run.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run up to N steps at once, each in its own process (Dagster's multiprocess "
+        "executor): the batches of detection.batches side by side (default 1: in this process)",
+    )
+    run.add_argument(
         "--fuzz",
         nargs="?",
         const="all",
@@ -187,6 +195,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         verbose=args.verbose,
         resume_audit_id=resume,
         fuzz=parse_transformations(args.fuzz),
+        processes=args.processes,
     )
     log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
     outcomes = []

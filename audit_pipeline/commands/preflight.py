@@ -27,6 +27,8 @@ def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError("--repeat must be >= 1 and --min-fail between 1 and --repeat")
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    if args.processes < 1:
+        raise UsageError("--processes must be at least 1")
     target, suite = _check_target_and_suite(config, args)
     _check_judge_key(config)
     check_embedding_key(config)

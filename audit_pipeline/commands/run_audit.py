@@ -1,7 +1,11 @@
-"""Run the audit graph in-process, once or repeatedly, and collect its outcome.
+"""Run the audit graph, once or repeatedly, and collect its outcome.
 
 The CLI is a thin shell over this: it materialises the same Dagster assets the UI and the
-schedule use (``build_assets``), so a CI gate and the weekly audit judge identically.
+schedule use (``build_assets``), so a CI gate and the weekly audit judge identically. By default
+every step runs in this process; with ``processes`` above 1 the ``full_audit`` job runs under
+Dagster's multiprocess executor, which starts a process per step (up to that many at once) and
+rebuilds the job in each from the configuration file (``reconstructable_audit_job``), so the
+batches of ``detection.batches`` run side by side.
 """
 
 from __future__ import annotations
@@ -16,11 +20,19 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from dagster import DagsterInstance, ExecuteInProcessResult, materialize
+from dagster import (
+    AssetKey,
+    DagsterInstance,
+    ExecuteInProcessResult,
+    JobExecutionResult,
+    execute_job,
+    materialize,
+)
 
 from audit_pipeline.config import AuditConfig
-from audit_pipeline.defs.graph import build_assets, build_checks
+from audit_pipeline.defs.graph import build_assets, build_checks, reconstructable_audit_job
 from audit_pipeline.defs.resources import resources_from_config
+from audit_pipeline.defs.run_storage import RunScopedIOManager
 from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.gates import GateResult, GateStatus
 
@@ -38,6 +50,8 @@ class RunOptions:
     verbose: bool = False
     resume_audit_id: str | None = None
     fuzz: Sequence[str] = ()
+    # Steps run at once, each in its own process; 1 runs the whole audit in this process.
+    processes: int = 1
 
 
 # Steps after the decision is committed: their failure loses a file, not the audit.
@@ -67,6 +81,10 @@ class _ProgressHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         self.callback(getattr(record, "done", 0), getattr(record, "total", 0))
 
+
+# Imported once by the fork server every step process of a multiprocess run is forked from (named,
+# not imported: this process needs none of it before the run).
+STEP_PRELOAD = "audit_pipeline.defs.step_processes"
 
 # The settings of the CLI's own instance: those of the repository's dagster.yaml (which the
 # Makefile copies to $DAGSTER_HOME) that matter to an in-process run.
@@ -113,16 +131,28 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
         responses["resume_audit_id"] = options.resume_audit_id
     # Without -v a failed step is reported by the CLI in one line: no Dagster stack dump.
     level = "DEBUG" if options.verbose else "CRITICAL"
-    return {
+    config: dict[str, Any] = {
         "ops": {
             "prompt_suite": {"config": {"suite": options.suite, "fuzz": list(options.fuzz)}},
             "responses": {"config": responses},
         },
         "loggers": {"console": {"config": {"log_level": level}}},
     }
+    if options.processes > 1:
+        multiprocess = {
+            "max_concurrent": options.processes,
+            # Step processes fork from a server that imported the libraries once.
+            "start_method": {"forkserver": {"preload_modules": [STEP_PRELOAD]}},
+        }
+        config["execution"] = {"config": {"multiprocess": multiprocess}}
+    return config
 
 
-def failures(result: ExecuteInProcessResult) -> list[tuple[str, str]]:
+AuditRunResult = ExecuteInProcessResult | JobExecutionResult
+PARTITION_TAG = "dagster/partition"  # how a run launched by execute_job names its partition
+
+
+def failures(result: AuditRunResult) -> list[tuple[str, str]]:
     """(step key, one-line message) of every failed step."""
     messages = []
     for event in result.all_events:
@@ -139,13 +169,31 @@ def run_audit(
     options: RunOptions,
     progress: Callable[[int, int], None] | None = None,
 ) -> RunResult:
-    """Materialise every asset for one target; the outcome is None when a step failed."""
+    """Materialise every asset for one target; the outcome is None when a step failed.
+
+    ``progress`` hears from the responses step only when it runs in this process.
+    """
     handler = _ProgressHandler(progress) if progress else None
     logger = logging.getLogger(PROGRESS_LOGGER)
     if handler:
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
     try:
+        if options.processes > 1:
+            runs = instance(config)
+            with execute_job(
+                reconstructable_audit_job(config_path, "full_audit"),
+                instance=runs,
+                run_config=_run_config(options),
+                tags={PARTITION_TAG: options.target},
+            ) as job_result:
+                storage = RunScopedIOManager()  # the job's IO manager (resources_from_config)
+                return _collect(
+                    job_result,
+                    lambda asset: storage.stored_value(
+                        runs, job_result.run_id, AssetKey(asset), options.target
+                    ),
+                )
         result = materialize(
             [*build_assets(config), *build_checks(config)],
             resources=resources_from_config(str(config_path), config),
@@ -157,6 +205,12 @@ def run_audit(
     finally:
         if handler:
             logger.removeHandler(handler)
+    return _collect(result, result.asset_value)
+
+
+def _collect(result: AuditRunResult, value: Callable[[str], Any]) -> RunResult:
+    """The outcome, report and step counts of a finished run (failed steps as errors);
+    ``value`` reads the value an asset stored in the run."""
     counts = [
         (
             event.materialization.asset_key.to_user_string(),
@@ -168,17 +222,17 @@ def run_audit(
     late = [message for step, message in failed if step in AFTER_DECISION]
     if len(late) < len(failed) or not _has(result, "risk_scores"):
         return RunResult(False, errors=[message for _, message in failed], asset_counts=counts)
-    report = result.asset_value("audit_report") if _has(result, "audit_report") else None
+    report = value("audit_report") if _has(result, "audit_report") else None
     return RunResult(
         True,
-        outcome=result.asset_value("risk_scores"),
+        outcome=value("risk_scores"),
         report=Path(report.html) if report is not None else None,
         asset_counts=counts,
         warnings=late,
     )
 
 
-def _has(result: ExecuteInProcessResult, asset: str) -> bool:
+def _has(result: AuditRunResult, asset: str) -> bool:
     return any(
         event.materialization.asset_key.to_user_string() == asset
         for event in result.get_asset_materialization_events()

@@ -15,8 +15,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from dagster import AssetChecksDefinition, AssetsDefinition, Definitions, StaticPartitionsDefinition
+from dagster import (
+    AssetChecksDefinition,
+    AssetsDefinition,
+    Definitions,
+    JobDefinition,
+    StaticPartitionsDefinition,
+    build_reconstructable_job,
+)
 
 from audit_pipeline.config import AuditConfig, load_config
 from audit_pipeline.defs.automation import (
@@ -33,6 +41,9 @@ from audit_pipeline.defs.scoring_report_assets import build_scoring_report_asset
 from audit_pipeline.defs.suite_response_assets import build_responses_asset, prompt_suite
 from audit_pipeline.defs.validation_assets import build_validation_assets
 from audit_pipeline.defs.vault_index_assets import VAULT_ASSETS, VAULT_CHECKS
+
+if TYPE_CHECKING:  # what build_reconstructable_job returns; Dagster does not export the name
+    from dagster._core.definitions.reconstruct import ReconstructableJob
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,4 +92,26 @@ def build_definitions(config_path: str | Path | None = None) -> Definitions:
         schedules=[build_weekly_schedule(config)],
         sensors=[build_vault_sensor(config), build_suite_sensor(config)],
         resources=resources_from_config(str(path.resolve()), config),
+    )
+
+
+def audit_job(config_path: str, job_name: str) -> JobDefinition:
+    """One job of the definitions built from ``config_path``.
+
+    Module-level on purpose: an executor that runs steps in other processes (multiprocess)
+    rebuilds the job in each of them by importing this module and calling this function with
+    the same arguments (see :func:`reconstructable_audit_job`).
+    """
+    return build_definitions(config_path).resolve_job_def(job_name)
+
+
+def reconstructable_audit_job(config_path: str | Path, job_name: str) -> ReconstructableJob:
+    """The job as ``dagster.execute_job`` needs it to run its steps in several processes."""
+    return build_reconstructable_job(
+        __name__,
+        audit_job.__name__,
+        reconstructable_kwargs={
+            "config_path": str(Path(config_path).resolve()),
+            "job_name": job_name,
+        },
     )

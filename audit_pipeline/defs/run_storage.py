@@ -129,6 +129,15 @@ class RunScopedIOManager(ConfigurableIOManager):
             "materialise it again",
         )
 
+    def stored_value(
+        self, instance: DagsterInstance, run_id: str, asset_key: AssetKey, partition: str | None
+    ) -> Any:
+        """The value ``run_id`` stored for an asset partition, read outside the run: the CLI
+        reads the decision of a run whose steps ran in other processes."""
+        path = self._root(instance) / run_id / self._relative(asset_key, partition)
+        where = f" [{partition}]" if partition else ""
+        return _unpickle(path, f"run {run_id} stored no {asset_key.to_user_string()}{where}")
+
 
 def _unpickle(path: Path, missing: str) -> Any:
     try:

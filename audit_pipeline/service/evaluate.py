@@ -55,6 +55,7 @@ def evaluate(config_path: Path, target: str | None, suite: str | None) -> dict[s
         repeat=1,
         min_fail=None,
         concurrency=None,
+        processes=1,
         json=None,
     )
     try:
