@@ -7,9 +7,10 @@ stored verdicts; answers whose every claim is found keep those verdicts (recorde
 over, from the audit that computed them). Only the others reach the verifier, and those that
 the current vault contradicts are checked against their previous verdict for staleness.
 
-The lookups (``plan_verification``) and the verification (``verify_fresh``) are separate steps,
-so a large audit can verify its answers in batches, in other processes, that need no warehouse
-(``warehouse/detection_batches.py``); ``verify_audit`` runs both in one call.
+The lookups (``plan_verification``), the verification (``verify_fresh``) and putting the two
+together (``assemble_verification``) are separate steps, so a large audit can verify its answers
+in batches, in other processes, that need no warehouse (``warehouse/detection_batches.py``, which
+runs them for the verdicts asset with one batch or many).
 """
 
 from __future__ import annotations
@@ -198,30 +199,3 @@ def assemble_verification(
             verdicts.append(fresh[claim.claim_id])
             provenance[claim.claim_id] = Provenance(key, plan.vault_state)
     return Verification(verdicts, provenance, len(plan.to_verify), len(plan.carried))
-
-
-def verify_audit(
-    store: Warehouse,
-    *,
-    target: str,
-    claims: Sequence[AuditClaim],
-    evidence: Mapping[str, list[EvidencePassage]],
-    verifier: Verifier,
-    verifier_id: str,
-    vault_state: str | None,
-) -> Verification:
-    """One verdict per claim: carried over where nothing changed, verified otherwise.
-
-    Plan, verify, assemble in one call; ``warehouse/detection_batches.py`` runs the same three
-    with the verification split into batches. Reads the warehouse, writes nothing.
-    """
-    plan = plan_verification(
-        store,
-        target=target,
-        claims=claims,
-        evidence=evidence,
-        verifier_id=verifier_id,
-        vault_state=vault_state,
-    )
-    fresh = verify_fresh(plan.to_verify, evidence, verifier, plan.staleness)
-    return assemble_verification(plan, claims, fresh)

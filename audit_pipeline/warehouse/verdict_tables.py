@@ -98,7 +98,8 @@ def write_verdicts(
 ) -> int:
     """Verdict rows, and their judge usage summed onto the audit row, in one transaction.
 
-    ``provenance`` (claim id -> key, vault state, carried from) comes from ``verify_audit``.
+    ``provenance`` (claim id -> key, vault state, carried from) comes from
+    ``assemble_verification``.
     ``keep_chunk_history`` adds the current vault chunks to ``vault_chunk_history`` in the same
     transaction (an audit's verdicts; a single validation's rest on no vault state).
 
