@@ -143,7 +143,8 @@ _VERDICTS_SPEC: dict[str, Any] = {
     "group_name": "verification",
     "kinds": {"python", "duckdb"},
     "description": "A verdict per claim (supported / weakly supported / unsupported / "
-    "contradicted / unverifiable) with probability, justification and provenance.",
+    "contradicted / stale / unverifiable) with probability, justification and provenance; "
+    "answers whose claims and evidence did not change keep their earlier verdicts.",
 }
 
 
