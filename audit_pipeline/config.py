@@ -24,6 +24,7 @@ from audit_pipeline.embedding import DEFAULT_MODEL, LITELLM, SENTENCE_TRANSFORME
 from audit_pipeline.evaluation.evaluation_settings import EvaluationSettings
 from audit_pipeline.index.collections import DEFAULT as DEFAULT_COLLECTION
 from audit_pipeline.index.collections import CollectionPolicy, CollectionSettings
+from audit_pipeline.index.lance_index import ANN_MIN_ROWS
 from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.reliability.breaker_settings import BreakerSettings
 from audit_pipeline.scoring.gates import GateSettings
@@ -121,6 +122,9 @@ class RetrievalSettings(_Section):
     # Each side of the hybrid search returns this many candidates before fusion.
     candidates: int = Field(default=20, gt=0)
     rrf_k: int = Field(default=60, gt=0)
+    # Above this many chunks the vault index gets an approximate (ANN) vector index: an exact
+    # scan costs ~200 ms a query at 100k chunks. At or below it, search stays exact.
+    ann_min_rows: int = Field(default=ANN_MIN_ROWS, ge=0)
 
 
 class CacheSettings(_Section):

@@ -224,6 +224,7 @@ class HybridRetriever:
 
     def _vector_rows(self, table: Any, vector: np.ndarray, limit: int, where: str | None) -> list:
         search = table.search(vector, vector_column_name="vector").metric("cosine")
+        search = self.index.tune_vector_query(search, table, limit, filtered=bool(where))
         if where:
             search = search.where(where, prefilter=True)
         return search.select([*_SELECT, "_distance"]).limit(limit).to_list()
@@ -234,6 +235,7 @@ class HybridRetriever:
         """The nearest chunks of every vector, in one search (one query each costs ~50 times
         more in LanceDB's per-query overhead than the distances themselves)."""
         search = table.search(list(vectors), vector_column_name="vector").metric("cosine")
+        search = self.index.tune_vector_query(search, table, limit, filtered=bool(where))
         if where:
             search = search.where(where, prefilter=True)
         grouped: list[list[dict[str, Any]]] = [[] for _ in vectors]
