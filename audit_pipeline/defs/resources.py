@@ -20,7 +20,7 @@ from audit_pipeline.embedding import (
 )
 from audit_pipeline.embedding_cache import cached
 from audit_pipeline.index.collections import CollectionPolicy
-from audit_pipeline.index.lance_index import VaultIndex
+from audit_pipeline.index.lance_index import ANN_MIN_ROWS, VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.reliability.breaker_settings import BreakerSettings
 from audit_pipeline.reliability.circuit_breaker import CircuitBreaker
@@ -115,10 +115,17 @@ class VaultIndexResource(ConfigurableResource):
     breaker_reset_timeout_s: float = 30.0
     breaker_success_threshold: int = 2
     fallback_penalty: float = 0.2
+    # retrieval.ann_min_rows: above this many chunks the index gets an ANN vector index.
+    ann_min_rows: int = ANN_MIN_ROWS
     embedder: EmbedderResource
 
     def index(self) -> VaultIndex:
-        return VaultIndex(self.lancedb_path, self.embedder.retrieval(), self.table_name)
+        return VaultIndex(
+            self.lancedb_path,
+            self.embedder.retrieval(),
+            self.table_name,
+            ann_min_rows=self.ann_min_rows,
+        )
 
     def retriever(self, collections: CollectionPolicy | None = None) -> HybridRetriever:
         """A retriever with its own embedding circuit breaker (BM25-only when embeddings fail)
@@ -187,6 +194,7 @@ def resources_from_config(config_path: str, config: AuditConfig) -> dict[str, ob
             breaker_reset_timeout_s=breaker.reset_timeout_s,
             breaker_success_threshold=breaker.success_threshold,
             fallback_penalty=breaker.fallback_penalty,
+            ann_min_rows=config.retrieval.ann_min_rows,
             embedder=embedder,
         ),
     }

@@ -12,6 +12,7 @@ from audit_pipeline.assertions.behavior import find_fallback
 from audit_pipeline.config import load_config
 from audit_pipeline.defs import resources
 from audit_pipeline.defs.resources import AuditResource
+from audit_pipeline.embedding_cache import PersistentEmbeddingCache
 from audit_pipeline_tests.helpers import write_audit_config
 
 BOT_SENTENCE = "I can't answer that from the trusted documents available to me."
@@ -75,3 +76,15 @@ def test_no_asset_reads_the_configuration_file_itself() -> None:
     for module in defs.glob("*_assets.py"):
         text = module.read_text()
         assert "load_config" not in text and "settings.load(" not in text, module.name
+
+
+def test_index_settings_reach_the_vault_index(tmp_path: Path) -> None:
+    """retrieval.ann_min_rows and storage.embedding_cache are what the audit's index uses."""
+    config_path = write_audit_config(tmp_path, retrieval={"ann_min_rows": 123})
+    built = resources.resources_from_config(str(config_path), load_config(config_path))
+    index = built["index"]
+    assert isinstance(index, resources.VaultIndexResource)
+    vault_index = index.index()
+    assert vault_index.ann_min_rows == 123
+    assert isinstance(vault_index.embedder, PersistentEmbeddingCache)
+    assert vault_index.embedder.path == tmp_path / "data" / "warehouse" / "embeddings.sqlite"
