@@ -6,11 +6,10 @@ vault edit, batches in several processes); small enough for a full audit in seco
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-import yaml
+from benchmarks.reaudit_workspace import write_replay_workspace
 
 DOCUMENTS = {
     "retention.md": """# Data Retention Policy
@@ -65,30 +64,10 @@ def write_policy_workspace(root: Path, **detection: Any) -> Path:
         {"id": pid, "category": pid.split("-")[0].lower(), "prompt": f"Question {pid}?"}
         for pid in ANSWERS
     ]
-    (root / "suite.yaml").write_text(yaml.safe_dump({"name": "s", "prompts": prompts}))
-    (root / "answers.jsonl").write_text(
-        "".join(
-            json.dumps({"prompt_id": pid, "prompt": f"Question {pid}?", "response": text}) + "\n"
-            for pid, text in ANSWERS.items()
-        )
+    records = [
+        {"prompt_id": pid, "prompt": f"Question {pid}?", "response": text}
+        for pid, text in ANSWERS.items()
+    ]
+    return write_replay_workspace(
+        root, prompts, records, detection={"evidence_top_k": 2, **detection}
     )
-    config = {
-        "vault": {"path": str(vault)},
-        "storage": {
-            "duckdb_path": str(root / "warehouse" / "audit.duckdb"),
-            "lancedb_path": str(root / "warehouse" / "vault.lance"),
-        },
-        "detection": {"evidence_top_k": 2, **detection},
-        "suites": {"s": str(root / "suite.yaml")},
-        "targets": {"recorded": {"type": "replay", "path": str(root / "answers.jsonl")}},
-        "defaults": {"suite": "s", "target": "recorded"},
-        "cache": {"dir": str(root / "cache")},
-        "reports": {"dir": str(root / "reports")},
-        "observability": {
-            "metrics_dir": str(root / "metrics"),
-            "log_file": str(root / "logs" / "audit.jsonl"),
-        },
-    }
-    path = root / "audit.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path

@@ -15,6 +15,7 @@ import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -133,31 +134,41 @@ def build_workspace(
         prompts.append({"id": prompt_id, "category": heading.lower(), "prompt": question})
         answer = " ".join(chosen) + f" [source: {name}#{heading}]"
         records.append({"prompt_id": prompt_id, "prompt": question, "response": answer})
+    path = write_replay_workspace(root, prompts, records)
+    return Workspace(root, path, documents, answers)
+
+
+def write_replay_workspace(
+    root: Path, prompts: list[dict[str, str]], records: list[dict[str, str]], **sections: Any
+) -> Path:
+    """The suite, the recorded answers (target ``recorded``) and an ``audit.yaml`` over
+    ``root/vault`` whose every output lives under ``root``; ``sections`` are added to it."""
     (root / "suite.yaml").write_text(
-        yaml.safe_dump({"name": "bench", "prompts": prompts}, sort_keys=False), encoding="utf-8"
+        yaml.safe_dump({"name": "suite", "prompts": prompts}, sort_keys=False), encoding="utf-8"
     )
     (root / "answers.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8"
     )
     config = {
-        "vault": {"path": str(vault)},
+        "vault": {"path": str(root / "vault")},
         "storage": {
             "duckdb_path": str(root / "warehouse" / "audit.duckdb"),
             "lancedb_path": str(root / "warehouse" / "vault.lance"),
         },
-        "suites": {"bench": str(root / "suite.yaml")},
+        "suites": {"suite": str(root / "suite.yaml")},
         "targets": {"recorded": {"type": "replay", "path": str(root / "answers.jsonl")}},
-        "defaults": {"suite": "bench", "target": "recorded"},
+        "defaults": {"suite": "suite", "target": "recorded"},
         "cache": {"dir": str(root / "cache")},
         "reports": {"dir": str(root / "reports")},
         "observability": {
             "metrics_dir": str(root / "metrics"),
             "log_file": str(root / "logs" / "audit.jsonl"),
         },
+        **sections,
     }
     path = root / "audit.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    return Workspace(root, path, documents, answers)
+    return path
 
 
 def change_document(workspace: Workspace) -> None:
