@@ -83,6 +83,10 @@ def test_a_vault_edit_reverifies_only_the_answers_it_touches(tmp_path: Path, bat
         "SELECT stale FROM risk_scores WHERE audit_id = ? AND scope = 'audit'", [audit_id]
     )
     assert risk == 1
+    report = again.output_for_node("audit_report")
+    html = Path(report.html).read_text()
+    assert 'class="tag stale"' in html and "What the vault said before the change" in html
+    assert "90 days" in html and "180 days" in html
 
 
 def test_an_unchanged_rerun_carries_every_verdict_over(tmp_path: Path) -> None:
