@@ -213,6 +213,12 @@ class VaultIndex:
             )
         return self._connect().open_table(self.table_name)
 
+    async def async_table(self) -> Any:
+        """The table through LanceDB's async API, where many queries can run at once."""
+        self.table()  # the same clear error when the index was never built
+        db = await lancedb.connect_async(str(self.path))
+        return await db.open_table(self.table_name)
+
     def count(self) -> int:
         return int(self.table().count_rows()) if self.exists() else 0
 

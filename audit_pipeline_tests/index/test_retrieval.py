@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
 import pytest
 
 from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever, reciprocal_rank_fusion
 from audit_pipeline.vault.chunking import chunk_documents
@@ -81,6 +83,19 @@ def test_search_many_matches_single_searches(retriever: HybridRetriever) -> None
     batched = retriever.search_many(queries, k=3)
     single = [retriever.search(q, k=3) for q in queries]
     assert [[h.chunk_id for h in r] for r in batched] == [[h.chunk_id for h in r] for r in single]
+
+
+def test_a_search_from_inside_an_event_loop(retriever: HybridRetriever) -> None:
+    """Servers call the retriever from a running event loop; its concurrent full-text queries
+    must not try to start a second loop in that thread."""
+
+    async def handler() -> list[SearchHit]:
+        return retriever.search("How often are encryption keys rotated?", k=3)
+
+    hits = asyncio.run(handler())
+    assert [h.chunk_id for h in hits] == [
+        h.chunk_id for h in retriever.search("How often are encryption keys rotated?", k=3)
+    ]
 
 
 def test_hybrid_hits_are_not_fallback_and_stats_count_batches(
