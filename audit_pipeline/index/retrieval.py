@@ -120,10 +120,10 @@ class HybridRetriever:
             if vectors is None
             else self._vector_rows_many(table, vectors, limit, where)
         )
-        fts_rows = _run(self._fts_rows_many(queries, limit, where))
+        text_rows = _run(self._text_rows_many(queries, limit, where))
         return [
-            self._search_one(table, query, rows, text_rows, k, where)
-            for query, rows, text_rows in zip(queries, vector_rows, fts_rows, strict=True)
+            self._search_one(query, rows, bm25, identified, k)
+            for query, rows, (bm25, identified) in zip(queries, vector_rows, text_rows, strict=True)
         ]
 
     def vector_search(self, query: str, k: int = 5) -> list[SearchHit]:
@@ -249,61 +249,51 @@ class HybridRetriever:
             rows.sort(key=lambda row: float(row["_distance"]))
         return grouped
 
-    async def _fts_rows_many(
+    async def _text_rows_many(
         self, queries: Sequence[str], limit: int, where: str | None
-    ) -> list[list[dict[str, Any]]]:
-        """The BM25 candidates of every query, the queries running concurrently: one at a time
-        through the synchronous API, LanceDB's per-query overhead was 2.4 times the work."""
+    ) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+        """Per query, its BM25 candidates and the chunks holding its identifiers verbatim
+        (most identifiers matched first). All these full-text queries run concurrently: one at
+        a time through the synchronous API, LanceDB's per-query overhead was 2.4 times the
+        work."""
         table = await self.index.async_table()
 
-        async def one(query: str) -> list[dict[str, Any]]:
-            if not query.strip():
-                return []
-            search = table.query().nearest_to_text(query)
+        async def search(query: str | PhraseQuery) -> list[dict[str, Any]]:
+            request = table.query().nearest_to_text(query)
             if where:
-                search = search.where(where)  # a prefilter, as in the vector search
+                request = request.where(where)  # a prefilter, as in the vector search
             rows: list[dict[str, Any]] = (
-                await search.select([*_SELECT, "_score"]).limit(limit).to_list()
+                await request.select([*_SELECT, "_score"]).limit(limit).to_list()
             )
             return rows
 
-        return list(await asyncio.gather(*(one(query) for query in queries)))
+        async def nothing() -> list[dict[str, Any]]:
+            return []
 
-    def _identifier_rows(
-        self, table: Any, query: str, limit: int, where: str | None
-    ) -> list[dict[str, Any]]:
-        """Chunks holding the query's identifiers verbatim, most identifiers matched first."""
-        rows: dict[str, dict[str, Any]] = {}
-        scores: dict[str, float] = {}
-        matched: dict[str, int] = {}
-        for token in identifier_tokens(query):
-            phrase = PhraseQuery(token, "text", slop=0, document_granularity=None)
-            search = table.search(phrase, query_type="fts")
-            if where:
-                search = search.where(where, prefilter=True)
-            for row in search.select([*_SELECT, "_score"]).limit(limit).to_list():
-                cid = row["chunk_id"]
-                rows[cid] = row
-                scores[cid] = scores.get(cid, 0.0) + float(row["_score"])
-                matched[cid] = matched.get(cid, 0) + 1
-        ranked = sorted(scores, key=lambda cid: (-matched[cid], -scores[cid], cid))
-        return [rows[cid] for cid in ranked]
+        async def one(query: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+            phrases = [
+                search(PhraseQuery(token, "text", slop=0, document_granularity=None))
+                for token in identifier_tokens(query)
+            ]
+            bm25, *matches = await asyncio.gather(
+                search(query) if query.strip() else nothing(), *phrases
+            )
+            return bm25, _by_identifiers_matched(matches)
+
+        return list(await asyncio.gather(*(one(query) for query in queries)))
 
     def _search_one(
         self,
-        table: Any,
         query: str,
         vector_rows: list[dict[str, Any]] | None,
         fts_rows: list[dict[str, Any]],
+        id_rows: list[dict[str, Any]],
         k: int,
-        where: str | None,
     ) -> list[SearchHit]:
-        """Fuse the rankings for one query; without vector rows (the query could not be
+        """Fuse the rankings of one query; without vector rows (the query could not be
         embedded), the full-text ones only."""
-        limit = max(self.candidates, k)
         fallback = vector_rows is None
         vector_rows = vector_rows or []
-        id_rows = self._identifier_rows(table, query, limit, where)
         rankings = [[r["chunk_id"] for r in rs] for rs in (vector_rows, fts_rows, id_rows) if rs]
         fused = reciprocal_rank_fusion(rankings, self.rrf_k)
         rows = {r["chunk_id"]: r for r in (*id_rows, *fts_rows, *vector_rows)}
@@ -349,6 +339,22 @@ class HybridRetriever:
 
 
 _SELECT = ["chunk_id", "document", "title", "section", "text", "start", "end"]
+
+
+def _by_identifiers_matched(matches: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One ranking from the phrase matches of each identifier: chunks holding more of the
+    identifiers first, then by summed score."""
+    rows: dict[str, dict[str, Any]] = {}
+    scores: dict[str, float] = {}
+    matched: dict[str, int] = {}
+    for found in matches:
+        for row in found:
+            cid = row["chunk_id"]
+            rows[cid] = row
+            scores[cid] = scores.get(cid, 0.0) + float(row["_score"])
+            matched[cid] = matched.get(cid, 0) + 1
+    ranked = sorted(scores, key=lambda cid: (-matched[cid], -scores[cid], cid))
+    return [rows[cid] for cid in ranked]
 
 
 def _run(coroutine: Coroutine[Any, Any, T]) -> T:
