@@ -7,6 +7,7 @@ LLM judge is then only needed for the claims this verifier is unsure about (see 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -20,6 +21,7 @@ from audit_pipeline.verification.features import Alignment, FeatureBuilder
 from audit_pipeline.verification.scorer import LocalModel
 from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Label, Verdict
 
+_WORDS = re.compile(r"\w+")
 # A conflict only means "contradicted" when the evidence sentence it was found against is about
 # the same thing as the claim; otherwise the claim is merely unsupported.
 ALIGNED_COSINE = 0.6
@@ -172,7 +174,9 @@ class LocalVerifier:
         if alignment.best_sentence is None:
             label = Label.UNSUPPORTED
         elif _hard_conflict(alignment) or (
-            probability < thresholds.unsupported and _nli_contradicts(features)
+            probability < thresholds.unsupported
+            and _nli_contradicts(features)
+            and not _verbatim(alignment)
         ):
             label = Label.CONTRADICTED
             probability = min(probability, thresholds.unsupported)
@@ -221,7 +225,19 @@ def _hard_conflict(alignment: Alignment) -> bool:
         or (
             features["nli_contradicted"] >= NLI_HARD_CONTRADICTED
             and features["lex_best"] >= NLI_HARD_COVERAGE
+            and not _verbatim(alignment)
         )
+    )
+
+
+def _verbatim(alignment: Alignment) -> bool:
+    """The claim repeats its best evidence sentence word for word (case, punctuation and
+    Markdown aside). The entailment model has read such copies as contradictions (a table row,
+    a list item quoted by the vault bot's extractive fallback); a copy cannot contradict its
+    source, so the model's reading alone does not make it contradicted."""
+    best = alignment.best_sentence
+    return best is not None and _WORDS.findall(alignment.claim.casefold()) == _WORDS.findall(
+        best.text.casefold()
     )
 
 

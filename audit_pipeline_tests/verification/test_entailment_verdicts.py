@@ -152,3 +152,55 @@ def test_a_close_rewrite_that_adds_a_name_is_unsupported(local_verifier: LocalVe
     verdict = _assess(local_verifier, claim, APPROVAL)
     assert verdict.label is Label.UNSUPPORTED, verdict.justification
     assert any("John Carter" in claim[s:e] for s, e in verdict.error_spans)
+
+
+# The vault bot's extractive fallback answers with a chunk word for word; checked against that
+# chunk, the entailment model read a table row and a list item of it as contradictions (0.94
+# and 0.98) and the audit reported them as such.
+RIGHTS = """## 6. How to Exercise Your Rights and Response Times
+
+Send requests to the Data Protection Officer at **privacy@tallyhawk.example** or through the \
+privacy request form on our website.
+
+- We acknowledge requests within **5 business days**.
+- We respond **within 30 days** of receiving a verified request.
+- Where a request is complex or we receive many requests, we may extend this by up to **60 \
+further days**. We will tell you about any extension, and the reason, within the first 30 days.
+- We verify your identity before acting on a request, normally by confirming control of the \
+email address linked to your account.
+- CCPA requests are answered within 45 days.
+- Requests are free of charge unless they are manifestly unfounded or excessive.
+
+If your request concerns Customer Data that a customer controls, we forward it to that customer \
+within **5 business days** and assist them in responding, as required by the DPA."""
+ALGORITHMS = """## 4. Approved Algorithms and Key Lengths
+
+| Use | Approved algorithm | Minimum key length or parameter |
+|---|---|---|
+| Symmetric encryption | AES-GCM | 256-bit keys (AES-256-GCM) |
+| Asymmetric encryption and signatures | RSA | **3072 bits** |
+| Elliptic-curve signatures and key exchange | ECDSA / ECDHE | **P-256** curve or stronger |
+| Hashing | SHA-2 family | SHA-256 or stronger |
+| Message authentication | HMAC | HMAC-SHA-256 |
+| Password storage | Argon2id | 64 MiB memory, 3 iterations, 16-byte random salt |
+
+- Public TLS certificates and session-token signing use **ECDSA P-256** keys.
+- SAML assertion signing and any other RSA use require **RSA keys of at least 3072 bits**.
+- Webhook payloads are signed with HMAC-SHA-256 using a per-endpoint signing secret that \
+customers can regenerate at any time in the admin console.
+- **Prohibited:** DES, 3DES, RC4, MD5 and SHA-1 for any security purpose, RSA keys shorter \
+than 3072 bits for new keys, and ECB mode for any block cipher."""
+
+
+@pytest.mark.parametrize("chunk", [RIGHTS, ALGORITHMS])
+def test_an_answer_quoting_its_evidence_word_for_word_has_no_flagged_claim(
+    local_verifier: LocalVerifier, chunk: str
+) -> None:
+    claims = SentenceClaimExtractor().extract(chunk)
+    verdicts = local_verifier.assess(claims, [[_passage(chunk)]] * len(claims)).verdicts
+    flagged = [
+        (c.text, v.justification)
+        for c, v in zip(claims, verdicts, strict=True)
+        if v.label in FLAGGED
+    ]
+    assert flagged == []
