@@ -37,8 +37,8 @@ $(DAGSTER_HOME)/dagster.yaml: dagster.yaml
 
 install: $(STAMP) $(DAGSTER_HOME)/dagster.yaml
 
-# The sample bot is meant to be caught hallucinating: its BLOCK decision is the demo's result,
-# not a failed make. CI gates call `audit-pipeline run` without --report-only.
+# The sample bot is meant to be caught: its failed gates are the demo's result, not a failed
+# make. CI gates call `audit-pipeline run` without --report-only.
 audit: install
 	$(BIN)/audit-pipeline run --report-only
 
