@@ -29,6 +29,7 @@ import re
 import threading
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -111,20 +112,27 @@ class HybridRetriever:
         """
         if not queries:
             return []
+        unique = list(dict.fromkeys(queries))  # an audit repeats claims; each is searched once
         table = self.index.table()
-        vectors = self._embed_or_fallback(queries)
+        vectors = self._embed_or_fallback(unique, asked=len(queries))
         where = f"document = {sql_string(document)}" if document else None
         limit = max(self.candidates, k)
         vector_rows: Sequence[list[dict[str, Any]] | None] = (
-            [None] * len(queries)
+            [None] * len(unique)
             if vectors is None
             else self._vector_rows_many(table, vectors, limit, where)
         )
-        text_rows = _run(self._text_rows_many(queries, limit, where))
-        return [
-            self._search_one(query, rows, bm25, identified, k)
-            for query, rows, (bm25, identified) in zip(queries, vector_rows, text_rows, strict=True)
+        text_rows = _run(self._text_rows_many(unique, limit, where))
+        rankings = [
+            self._fuse(rows, bm25, identified, k)
+            for rows, (bm25, identified) in zip(vector_rows, text_rows, strict=True)
         ]
+        chunks = self._chunk_rows(table, {cid for fused in rankings for cid in fused.ranked})
+        found = {
+            query: self._hits(query, fused, chunks, k)
+            for query, fused in zip(unique, rankings, strict=True)
+        }
+        return [list(found[query]) for query in queries]
 
     def vector_search(self, query: str, k: int = 5) -> list[SearchHit]:
         """Vector similarity only (for comparison and diagnostics).
@@ -182,21 +190,23 @@ class HybridRetriever:
             return self._embed_counted(queries)
         return self.breaker.call(self._embed_counted, queries)
 
-    def _embed_or_fallback(self, queries: Sequence[str]) -> np.ndarray | None:
-        """The query vectors, or None when the search must run without them."""
+    def _embed_or_fallback(self, queries: Sequence[str], asked: int) -> np.ndarray | None:
+        """The vectors of ``queries`` (distinct texts), or None when the search must run
+        without them. ``asked`` is how many queries the caller asked for (duplicates included),
+        what the counters count."""
         try:
             vectors = self._embed_guarded(queries)
         except CircuitOpenError as exc:
-            self._record(len(queries), fallback=True, reason=str(exc), rejected=True)
+            self._record(asked, fallback=True, reason=str(exc), rejected=True)
             return None
         except Exception as exc:
             if self.breaker is None:
                 with self._lock:
-                    self._queries += len(queries)
+                    self._queries += asked
                 raise
-            self._record(len(queries), fallback=True, reason=f"{type(exc).__name__}: {exc}")
+            self._record(asked, fallback=True, reason=f"{type(exc).__name__}: {exc}")
             return None
-        self._record(len(queries), fallback=False)
+        self._record(asked, fallback=False)
         return vectors
 
     def _record(
@@ -243,7 +253,7 @@ class HybridRetriever:
         if where:
             search = search.where(where, prefilter=True)
         grouped: list[list[dict[str, Any]]] = [[] for _ in vectors]
-        for row in search.select([*_SELECT, "_distance"]).limit(limit).to_list():
+        for row in search.select(["chunk_id", "_distance"]).limit(limit).to_list():
             grouped[int(row.pop("query_index", 0))].append(row)
         for rows in grouped:
             rows.sort(key=lambda row: float(row["_distance"]))
@@ -263,57 +273,81 @@ class HybridRetriever:
             if where:
                 request = request.where(where)  # a prefilter, as in the vector search
             rows: list[dict[str, Any]] = (
-                await request.select([*_SELECT, "_score"]).limit(limit).to_list()
+                await request.select(["chunk_id", "_score"]).limit(limit).to_list()
             )
             return rows
 
-        async def nothing() -> list[dict[str, Any]]:
-            return []
+        async def bm25(query: str) -> list[dict[str, Any]]:
+            return await search(query) if query.strip() else []
 
-        async def one(query: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-            phrases = [
-                search(PhraseQuery(token, "text", slop=0, document_granularity=None))
-                for token in identifier_tokens(query)
-            ]
-            bm25, *matches = await asyncio.gather(
-                search(query) if query.strip() else nothing(), *phrases
-            )
-            return bm25, _by_identifiers_matched(matches)
+        identifiers = {query: identifier_tokens(query) for query in queries}
+        tokens = list(dict.fromkeys(t for found in identifiers.values() for t in found))
+        # An identifier shared by many queries (a control id, a file name) is looked up once.
+        phrase_rows, bm25_rows = await asyncio.gather(
+            asyncio.gather(
+                *(search(PhraseQuery(t, "text", slop=0, document_granularity=None)) for t in tokens)
+            ),
+            asyncio.gather(*(bm25(query) for query in queries)),
+        )
+        by_token = dict(zip(tokens, phrase_rows, strict=True))
+        return [
+            (rows, _by_identifiers_matched([by_token[t] for t in identifiers[query]]))
+            for query, rows in zip(queries, bm25_rows, strict=True)
+        ]
 
-        return list(await asyncio.gather(*(one(query) for query in queries)))
-
-    def _search_one(
+    def _fuse(
         self,
-        query: str,
         vector_rows: list[dict[str, Any]] | None,
         fts_rows: list[dict[str, Any]],
         id_rows: list[dict[str, Any]],
         k: int,
-    ) -> list[SearchHit]:
+    ) -> _Fused:
         """Fuse the rankings of one query; without vector rows (the query could not be
-        embedded), the full-text ones only."""
-        fallback = vector_rows is None
-        vector_rows = vector_rows or []
+        embedded), the full-text ones only. Only ids and scores: the chunks' text is read
+        once for all queries (``_chunk_rows``)."""
         rankings = [[r["chunk_id"] for r in rs] for rs in (vector_rows, fts_rows, id_rows) if rs]
         fused = reciprocal_rank_fusion(rankings, self.rrf_k)
-        rows = {r["chunk_id"]: r for r in (*id_rows, *fts_rows, *vector_rows)}
-        vector_scores = {r["chunk_id"]: 1.0 - float(r["_distance"]) for r in vector_rows}
-        bm25_scores = {r["chunk_id"]: float(r["_score"]) for r in fts_rows}
         ranked = sorted(fused, key=lambda cid: (-fused[cid], cid))
-        if self.collections is None:
-            ranked = ranked[:k]
-        scale = 1.0 - self.fallback_penalty if fallback else 1.0
+        return _Fused(
+            ranked=ranked[:k] if self.collections is None else ranked,
+            fused=fused,
+            vector_scores={r["chunk_id"]: 1.0 - float(r["_distance"]) for r in vector_rows or []},
+            bm25_scores={r["chunk_id"]: float(r["_score"]) for r in fts_rows},
+            fallback=vector_rows is None,
+        )
+
+    def _hits(
+        self, query: str, fused: _Fused, chunks: dict[str, dict[str, Any]], k: int
+    ) -> list[SearchHit]:
+        scale = 1.0 - self.fallback_penalty if fused.fallback else 1.0
         hits = [
             self._hit(
-                rows[cid],
-                vector_scores.get(cid),
-                bm25_scores.get(cid),
-                fused[cid] * scale,
-                fallback_mode=fallback,
+                chunks[cid],
+                fused.vector_scores.get(cid),
+                fused.bm25_scores.get(cid),
+                fused.fused[cid] * scale,
+                fallback_mode=fused.fallback,
             )
-            for cid in ranked
+            for cid in fused.ranked
+            if cid in chunks  # a chunk removed between the search and this read
         ]
         return hits if self.collections is None else self.collections.select(query, hits, k)
+
+    @staticmethod
+    def _chunk_rows(table: Any, chunk_ids: set[str]) -> dict[str, dict[str, Any]]:
+        """The stored columns of ``chunk_ids``, in one read."""
+        if not chunk_ids:
+            return {}
+        id_list = ", ".join(sql_string(cid) for cid in sorted(chunk_ids))
+        rows = (
+            table.search()
+            .where(f"chunk_id IN ({id_list})")
+            .select(_SELECT)
+            .limit(None)
+            .to_arrow()
+            .to_pylist()
+        )
+        return {row["chunk_id"]: row for row in rows}
 
     @staticmethod
     def _hit(
@@ -339,6 +373,17 @@ class HybridRetriever:
 
 
 _SELECT = ["chunk_id", "document", "title", "section", "text", "start", "end"]
+
+
+@dataclass(frozen=True)
+class _Fused:
+    """One query's fused ranking (chunk ids, best first) and the scores behind it."""
+
+    ranked: list[str]
+    fused: dict[str, float]
+    vector_scores: dict[str, float]
+    bm25_scores: dict[str, float]
+    fallback: bool
 
 
 def _by_identifiers_matched(matches: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
