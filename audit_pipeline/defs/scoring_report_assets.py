@@ -199,7 +199,9 @@ def build_scoring_report_assets(
     ) -> Output[str]:
         config = settings.config
         rules = config.assertion_rules(risk_scores.target)
-        registry = audit_registry(warehouse.get(), risk_scores.audit_id, rules)
+        store = warehouse.get()
+        with store.reading():
+            registry = audit_registry(store, risk_scores.audit_id, rules)
         path = write_metrics(
             registry,
             config.resolve(config.observability.metrics_dir) / f"{risk_scores.target}.prom",

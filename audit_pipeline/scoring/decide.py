@@ -101,8 +101,11 @@ def check_assertions(
     nothing costs seconds)."""
     selected = responses.select(suite)
     semantic = any(t.pinned_tolerance == "semantic" for p in selected.prompts for t in p.turns)
-    records = load_response_records(store, responses.audit_id)
-    labels, waived_claims = waived_labels(store, verdicts_audit_id, waivers)
+    with store.reading():
+        records = load_response_records(store, responses.audit_id)
+        labels, waived_claims = waived_labels(store, verdicts_audit_id, waivers)
+        checked = checked_claims_by_turn(store, verdicts_audit_id)
+        cited = stored_claims(store, verdicts_audit_id) if strict_citations else {}
     hallucinated = {key for key, found in labels.items() if HALLUCINATED.intersection(found)}
     rows = evaluate_audit(
         selected,
@@ -110,7 +113,7 @@ def check_assertions(
         catalog,
         rules,
         {key: key in hallucinated for key in labels},
-        checked_claims_by_turn(store, verdicts_audit_id),
+        checked,
         embedding_similarity(embedder()) if semantic else None,
     )
     if strict_citations:  # validation.strict_citations: not fully cited fails the prompt
@@ -118,7 +121,7 @@ def check_assertions(
             *rows,
             *strict_citation_rows(
                 records,
-                stored_claims(store, verdicts_audit_id),
+                cited,
                 {prompt.id: prompt.category for prompt in selected.prompts},
                 catalog,
                 rules,
@@ -148,11 +151,11 @@ def decide_audit(
     checked); the release gates; all stored, and returned as the audit's outcome."""
     ref = assertions.ref
     selected = ref.select(suite)
-    records = load_response_records(store, ref.audit_id)
-    labels, _ = waived_labels(store, verdicts_audit_id, waivers)
-    outcomes = turn_outcomes(
-        selected, records, load_assertion_rows(store, ref.audit_id), labels, rules
-    )
+    with store.reading():
+        records = load_response_records(store, ref.audit_id)
+        labels, _ = waived_labels(store, verdicts_audit_id, waivers)
+        assertion_rows = load_assertion_rows(store, ref.audit_id)
+    outcomes = turn_outcomes(selected, records, assertion_rows, labels, rules)
     report = score_audit(outcomes, scoring)
     problems = completeness(records, labels).problems(scoring.incomplete_share)
     decision = final_decision(report.audit.decision or "warn", problems, scoring.on_incomplete)

@@ -199,7 +199,8 @@ def validate_audit(
     embedder = MemoEmbedder(embedder)
     offline = OfflineCritic(embedder, settings)
     critic = LLMCritic(settings, offline, judge_api_key) if settings.checks == "llm" else offline
-    claims = stored_claims(store, audit_id)
+    with store.reading():
+        claims = stored_claims(store, audit_id)
     resolve = catalog_resolver(catalog, rules)
     answered = [r for r in records if not r.error and r.response]
     searched = [r for r in answered if not r.context]

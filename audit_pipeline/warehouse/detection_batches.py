@@ -93,8 +93,9 @@ class FoundEvidence:
 def plan_evidence(store: Warehouse, audit_id: str, batches: int) -> list[EvidenceWork]:
     """The audit's claims in their batches (empty ones left out; one empty batch when there is
     no claim at all, so the stage still records its service stats)."""
-    claims = load_claims(store, audit_id)
-    responses = load_responses(store, audit_id)
+    with store.reading():
+        claims = load_claims(store, audit_id)
+        responses = load_responses(store, audit_id)
     turns = answered_turns(responses)
     prompts = prompts_of(responses)
     work = []
@@ -209,19 +210,21 @@ def plan_verdicts(
 ) -> tuple[PlannedVerification, list[VerificationWork]]:
     """Read the audit's claims and evidence, decide what is carried over, and split the claims
     left to verify into batches (none when everything is carried over)."""
-    claims = load_claims(store, audit_id)
-    evidence = load_evidence(store, audit_id)
-    plan = plan_verification(
-        store,
-        target=target,
-        claims=claims,
-        evidence=evidence,
-        verifier_id=verifier_id,
-        vault_state=vault_state,
-    )
+    with store.reading():
+        claims = load_claims(store, audit_id)
+        evidence = load_evidence(store, audit_id)
+        plan = plan_verification(
+            store,
+            target=target,
+            claims=claims,
+            evidence=evidence,
+            verifier_id=verifier_id,
+            vault_state=vault_state,
+        )
+        responses = load_responses(store, audit_id)
     planned = PlannedVerification(
         claims,
-        prompts_of(load_responses(store, audit_id)),
+        prompts_of(responses),
         plan,
         f"{verifier.name} {verifier.version}",
         getattr(verifier, "quality", "") or "not measured",

@@ -82,3 +82,28 @@ def test_unwritable_location_gives_a_clear_error(tmp_path: Path) -> None:
     blocker.write_text("a file where the warehouse directory should be")
     with pytest.raises(WarehouseError, match="cannot create the warehouse directory"):
         Warehouse(blocker / "w.duckdb").migrate()
+
+
+def test_reads_inside_reading_share_one_connection_and_writes_wait_for_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    warehouse.migrate()
+    warehouse.replace("audits", [_audit("a1")], {"audit_id": "a1"})
+    opened: list[bool] = []
+    real_open = Warehouse._open
+
+    def counting_open(self: Warehouse, read_only: bool) -> duckdb.DuckDBPyConnection:
+        opened.append(read_only)
+        return real_open(self, read_only)
+
+    monkeypatch.setattr(Warehouse, "_open", counting_open)
+    with warehouse.reading():
+        assert warehouse.scalar("SELECT count(*) FROM audits") == 1
+        with warehouse.reading():  # nested blocks share the outer connection
+            assert warehouse.query("SELECT status FROM audits")["status"].tolist() == ["running"]
+        with pytest.raises(WarehouseError, match="write inside"):
+            warehouse.replace("audits", [_audit("a1", "finished")], {"audit_id": "a1"})
+    assert opened == [True]
+    warehouse.replace("audits", [_audit("a1", "finished")], {"audit_id": "a1"})
+    assert warehouse.query("SELECT status FROM audits")["status"].tolist() == ["finished"]
