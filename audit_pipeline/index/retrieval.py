@@ -122,12 +122,20 @@ class HybridRetriever:
             if vectors is None
             else self._vector_rows_many(table, vectors, limit, where)
         )
-        text_rows = _run(self._text_rows_many(unique, limit, where))
+        text_rows = _run(self._text_rows_many(table.version, unique, limit, where))
+        _name_chunks(
+            table,
+            [
+                *vector_rows,
+                *(bm25 for bm25, _ in text_rows),
+                *(found for _, phrases in text_rows for found in phrases),
+            ],
+        )
         rankings = [
-            self._fuse(rows, bm25, identified, k)
-            for rows, (bm25, identified) in zip(vector_rows, text_rows, strict=True)
+            self._fuse(rows, bm25, _by_identifiers_matched(phrases), k)
+            for rows, (bm25, phrases) in zip(vector_rows, text_rows, strict=True)
         ]
-        chunks = self._chunk_rows(table, {cid for fused in rankings for cid in fused.ranked})
+        chunks = _chunk_rows(table, {row for fused in rankings for row in fused.ranked_rows})
         found = {
             query: self._hits(query, fused, chunks, k)
             for query, fused in zip(unique, rankings, strict=True)
@@ -253,30 +261,34 @@ class HybridRetriever:
         if where:
             search = search.where(where, prefilter=True)
         grouped: list[list[dict[str, Any]]] = [[] for _ in vectors]
-        for row in search.select(["chunk_id", "_distance"]).limit(limit).to_list():
+        for row in search.select(["_distance"]).with_row_id(True).limit(limit).to_list():
             grouped[int(row.pop("query_index", 0))].append(row)
         for rows in grouped:
             rows.sort(key=lambda row: float(row["_distance"]))
         return grouped
 
     async def _text_rows_many(
-        self, queries: Sequence[str], limit: int, where: str | None
-    ) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
-        """Per query, its BM25 candidates and the chunks holding its identifiers verbatim
-        (most identifiers matched first). All these full-text queries run concurrently: one at
-        a time through the synchronous API, LanceDB's per-query overhead was 2.4 times the
-        work. They return row ids and scores only (reading no column of the table is a third
-        cheaper); one read then maps the row ids to chunk ids, on the same table version."""
-        table = await self.index.async_table()
+        self, version: int, queries: Sequence[str], limit: int, where: str | None
+    ) -> list[tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]]:
+        """Per query, its BM25 candidates and, per identifier it holds, the chunks holding that
+        identifier verbatim; rows carry row ids and scores only (reading no column of the table
+        is a third cheaper), on table ``version``, the vector search's.
 
-        async def search(query: str | PhraseQuery) -> list[tuple[int, float]]:
+        All these full-text queries run concurrently: one at a time through the synchronous
+        API, LanceDB's per-query overhead was 2.4 times the work."""
+        table = await self.index.async_table()
+        await table.checkout(version)  # the row ids must mean what the vector search's mean
+
+        async def search(query: str | PhraseQuery) -> list[dict[str, Any]]:
             request = table.query().nearest_to_text(query)
             if where:
                 request = request.where(where)  # a prefilter, as in the vector search
-            found = await request.select(["_score"]).with_row_id().limit(limit).to_arrow()
-            return list(zip(found["_rowid"].to_pylist(), found["_score"].to_pylist(), strict=True))
+            rows: list[dict[str, Any]] = (
+                await request.select(["_score"]).with_row_id().limit(limit).to_list()
+            )
+            return rows
 
-        async def bm25(query: str) -> list[tuple[int, float]]:
+        async def bm25(query: str) -> list[dict[str, Any]]:
             return await search(query) if query.strip() else []
 
         identifiers = {query: identifier_tokens(query) for query in queries}
@@ -288,22 +300,9 @@ class HybridRetriever:
             ),
             asyncio.gather(*(bm25(query) for query in queries)),
         )
-        row_ids = {row for rows in (*phrase_rows, *bm25_rows) for row, _ in rows}
-        chunk_of: dict[int, str] = {}
-        if row_ids:
-            taken = await (
-                table.take_row_ids(sorted(row_ids)).select(["chunk_id"]).with_row_id().to_arrow()
-            )
-            chunk_of = dict(
-                zip(taken["_rowid"].to_pylist(), taken["chunk_id"].to_pylist(), strict=True)
-            )
-
-        def scored(rows: list[tuple[int, float]]) -> list[dict[str, Any]]:
-            return [{"chunk_id": chunk_of[row], "_score": score} for row, score in rows]
-
-        by_token = {t: scored(rows) for t, rows in zip(tokens, phrase_rows, strict=True)}
+        by_token = dict(zip(tokens, phrase_rows, strict=True))
         return [
-            (scored(rows), _by_identifiers_matched([by_token[t] for t in identifiers[query]]))
+            (rows, [by_token[t] for t in identifiers[query]])
             for query, rows in zip(queries, bm25_rows, strict=True)
         ]
 
@@ -315,13 +314,18 @@ class HybridRetriever:
         k: int,
     ) -> _Fused:
         """Fuse the rankings of one query; without vector rows (the query could not be
-        embedded), the full-text ones only. Only ids and scores: the chunks' text is read
+        embedded), the full-text ones only. Only ids and scores: the chunks' columns are read
         once for all queries (``_chunk_rows``)."""
         rankings = [[r["chunk_id"] for r in rs] for rs in (vector_rows, fts_rows, id_rows) if rs]
         fused = reciprocal_rank_fusion(rankings, self.rrf_k)
         ranked = sorted(fused, key=lambda cid: (-fused[cid], cid))
+        row_of = {
+            r["chunk_id"]: r["_rowid"] for rs in (vector_rows or [], fts_rows, id_rows) for r in rs
+        }
+        ranked = ranked[:k] if self.collections is None else ranked
         return _Fused(
-            ranked=ranked[:k] if self.collections is None else ranked,
+            ranked=ranked,
+            ranked_rows=[row_of[cid] for cid in ranked],
             fused=fused,
             vector_scores={r["chunk_id"]: 1.0 - float(r["_distance"]) for r in vector_rows or []},
             bm25_scores={r["chunk_id"]: float(r["_score"]) for r in fts_rows},
@@ -329,37 +333,20 @@ class HybridRetriever:
         )
 
     def _hits(
-        self, query: str, fused: _Fused, chunks: dict[str, dict[str, Any]], k: int
+        self, query: str, fused: _Fused, chunks: dict[int, dict[str, Any]], k: int
     ) -> list[SearchHit]:
         scale = 1.0 - self.fallback_penalty if fused.fallback else 1.0
         hits = [
             self._hit(
-                chunks[cid],
+                chunks[row],
                 fused.vector_scores.get(cid),
                 fused.bm25_scores.get(cid),
                 fused.fused[cid] * scale,
                 fallback_mode=fused.fallback,
             )
-            for cid in fused.ranked
-            if cid in chunks  # a chunk removed between the search and this read
+            for cid, row in zip(fused.ranked, fused.ranked_rows, strict=True)
         ]
         return hits if self.collections is None else self.collections.select(query, hits, k)
-
-    @staticmethod
-    def _chunk_rows(table: Any, chunk_ids: set[str]) -> dict[str, dict[str, Any]]:
-        """The stored columns of ``chunk_ids``, in one read."""
-        if not chunk_ids:
-            return {}
-        id_list = ", ".join(sql_string(cid) for cid in sorted(chunk_ids))
-        rows = (
-            table.search()
-            .where(f"chunk_id IN ({id_list})")
-            .select(_SELECT)
-            .limit(None)
-            .to_arrow()
-            .to_pylist()
-        )
-        return {row["chunk_id"]: row for row in rows}
 
     @staticmethod
     def _hit(
@@ -392,10 +379,32 @@ class _Fused:
     """One query's fused ranking (chunk ids, best first) and the scores behind it."""
 
     ranked: list[str]
+    ranked_rows: list[int]  # the row id of each, to read its columns
     fused: dict[str, float]
     vector_scores: dict[str, float]
     bm25_scores: dict[str, float]
     fallback: bool
+
+
+def _name_chunks(table: Any, groups: Sequence[list[dict[str, Any]] | None]) -> None:
+    """Add its ``chunk_id`` to every candidate row (found by row id), in one read: rankings
+    are fused, and ties broken, by chunk id, which unlike a row id survives a rewrite."""
+    rows = [row for group in groups if group for row in group]
+    if not rows:
+        return
+    wanted = sorted({int(row["_rowid"]) for row in rows})
+    taken = table.take_row_ids(wanted).select(["chunk_id"]).with_row_id().to_arrow()
+    chunk_of = dict(zip(taken["_rowid"].to_pylist(), taken["chunk_id"].to_pylist(), strict=True))
+    for row in rows:
+        row["chunk_id"] = chunk_of[int(row["_rowid"])]
+
+
+def _chunk_rows(table: Any, row_ids: set[int]) -> dict[int, dict[str, Any]]:
+    """The stored columns of ``row_ids``, in one read."""
+    if not row_ids:
+        return {}
+    taken = table.take_row_ids(sorted(row_ids)).select(_SELECT).with_row_id().to_arrow()
+    return {int(row.pop("_rowid")): row for row in taken.to_pylist()}
 
 
 def _by_identifiers_matched(matches: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:

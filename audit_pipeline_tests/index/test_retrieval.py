@@ -85,6 +85,31 @@ def test_search_many_matches_single_searches(retriever: HybridRetriever) -> None
     assert [[h.chunk_id for h in r] for r in batched] == [[h.chunk_id for h in r] for r in single]
 
 
+def test_repeated_queries_and_shared_identifiers_are_searched_once_with_the_same_hits(
+    retriever: HybridRetriever,
+) -> None:
+    """An audit repeats claims and identifiers; searched once, each copy gets what a search of
+    its own gives, and the counters still count every query asked."""
+    queries = [
+        f"What does control {UNIQUE_CONTROL} cover?",
+        f"Who reviews {UNIQUE_CONTROL} evidence?",
+        f"What does control {UNIQUE_CONTROL} cover?",
+    ]
+    before = retriever.stats()["queries"]
+    batched = retriever.search_many(queries, k=4)
+    assert retriever.stats()["queries"] - before == 3
+    single = [retriever.search(q, k=4) for q in queries]
+    assert [[(h.chunk_id, h.text, h.start, h.bm25_score) for h in r] for r in batched] == [
+        [(h.chunk_id, h.text, h.start, h.bm25_score) for h in r] for r in single
+    ]
+    # a query embedded in a batch may differ from itself embedded alone in the last float bit
+    assert [h.vector_score for h in batched[1]] == pytest.approx(
+        [h.vector_score for h in single[1]], abs=1e-6
+    )
+    assert batched[0] is not batched[2]  # copies, not one list shared by two answers
+    assert all(UNIQUE_CONTROL in hits[0].text for hits in batched)
+
+
 def test_a_search_from_inside_an_event_loop(retriever: HybridRetriever) -> None:
     """Servers call the retriever from a running event loop; its concurrent full-text queries
     must not try to start a second loop in that thread."""
