@@ -49,5 +49,8 @@ class ClaimExtractor(Protocol):
     """Splits a response into claims with exact character spans."""
 
     name: str
+    # Raised whenever a code change alters what the extractor returns, so stored claims
+    # extracted by an older version are not kept (``extraction_identity``).
+    version: str
 
     def extract(self, response: str) -> list[Claim]: ...

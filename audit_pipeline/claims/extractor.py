@@ -123,6 +123,7 @@ class SentenceClaimExtractor:
     """
 
     name = "sentence"
+    version = "1"
 
     def __init__(
         self,

@@ -67,6 +67,7 @@ class LLMClaimExtractor:
     """Claims from an LLM (any litellm model id), mapped onto exact response spans."""
 
     name = "llm"
+    version = "1"
 
     def __init__(
         self, model: str, *, fallback_sentences: Sequence[str] = (), **litellm_params: Any

@@ -1,10 +1,10 @@
 """Jobs, the weekly schedule and the change sensors.
 
 - ``full_audit``: every asset for one target partition, calling the target afresh.
-- ``reverify``: re-index the vault and recompute evidence → verdicts → assertions → risk →
-  report for the claims of the target's latest responses, without calling the target. Claims
-  are left as they are: they come from the answers and the extractor, not from the vault (an
-  LLM extractor would be paid again for the same claims).
+- ``reverify``: re-index the vault and recompute claims → evidence → verdicts → assertions →
+  risk → report for the target's latest responses, without calling the target. Claims come
+  from the answers and the extractor, not from the vault: the ``claims`` step keeps the stored
+  ones when the extractor and its settings are unchanged (an LLM extractor is not paid again).
 - ``weekly_full_audit``: ``full_audit`` for every target, bypassing the response cache.
 - ``vault_change_sensor``: the vault's content hashes changed → ``reverify`` every target that
   has responses; the run key names the vault state, so one state is re-verified once.
@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # what define_asset_job returns; Dagster does not export the 
 
 CONCURRENCY_TAG = {"audit-pipeline/writer": "warehouse"}
 REVERIFY_STAGES = (
+    "claims",
     "evidence",
     "verdicts",
     "response_validations",

@@ -45,6 +45,7 @@ from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.verification.configured import (
     build_extractor,
     build_verifier,
+    extraction_identity,
     verifier_identity,
 )
 from audit_pipeline.verification.verdict import Verdict, Verifier
@@ -63,7 +64,7 @@ from audit_pipeline.warehouse.detection_batches import (
     write_planned_verdicts,
 )
 from audit_pipeline.warehouse.reverification import Verification
-from audit_pipeline.warehouse.verdict_tables import answered_turns, write_claims
+from audit_pipeline.warehouse.verdict_tables import answered_turns, kept_claims, write_claims
 
 _WORST = ("stale", "contradicted", "unsupported", "weakly_supported")
 
@@ -78,7 +79,8 @@ def build_claim_verification_assets(
         kinds={"python", "duckdb"},
         partitions_def=partitions,
         description="Checkable claims of every answer, with exact character spans. Greetings, "
-        "fallback sentences, questions and citation markers are left out.",
+        "fallback sentences, questions and citation markers are left out. Re-verifying an "
+        "audit keeps the claims it stored when the extractor and its settings are unchanged.",
     )
     def claims(
         context: AssetExecutionContext,
@@ -90,16 +92,30 @@ def build_claim_verification_assets(
         config = settings.config
         fallbacks = config.assertion_rules(responses.target).fallback_sentences
         extractor = build_extractor(config.detection, fallbacks, judge_key.api_key)
+        key = extraction_identity(extractor, config.detection, fallbacks)
         store = warehouse.get()
-        turns = answered_turns(load_responses(store, responses.audit_id))
-        extraction = extract_claims(turns, extractor, config.detection.max_claims_per_answer)
-        found = extraction.claims
-        write_claims(store, responses.audit_id, found)
-        for capped in extraction.capped:
-            context.log.warning(
-                f"{capped.prompt_id} turn {capped.turn}: {capped.found} claims, only the first "
-                f"{capped.kept} are checked (detection.max_claims_per_answer)"
-            )
+        # Re-verifying an audit after a vault change: its answers, and so its claims, are
+        # the same; an LLM extractor would be paid again for nothing.
+        found = kept_claims(store, responses.audit_id, key)
+        kept = bool(found)
+        capped: dict[str, Any] = {}
+        if not kept:
+            turns = answered_turns(load_responses(store, responses.audit_id))
+            extraction = extract_claims(turns, extractor, config.detection.max_claims_per_answer)
+            found = extraction.claims
+            write_claims(store, responses.audit_id, found, key)
+            for cap in extraction.capped:
+                context.log.warning(
+                    f"{cap.prompt_id} turn {cap.turn}: {cap.found} claims, only the first "
+                    f"{cap.kept} are checked (detection.max_claims_per_answer)"
+                )
+            capped = {
+                "capped_answers": len(extraction.capped),
+                "capped_claims_dropped": sum(c.dropped for c in extraction.capped),
+                "capped": MetadataValue.json(
+                    [f"{c.prompt_id}:{c.turn} {c.found} -> {c.kept}" for c in extraction.capped]
+                ),
+            }
         per_turn = Counter((c.prompt_id, c.turn) for c in found)
         preview = [
             {"prompt": c.prompt_id, "turn": c.turn, "kind": c.claim.kind, "claim": c.claim.text}
@@ -112,12 +128,10 @@ def build_claim_verification_assets(
                 "claims": len(found),
                 "responses_with_claims": len(per_turn),
                 "extractor": extractor.name,
+                "extraction_key": key,
+                "kept_earlier_extraction": kept,
                 "max_claims_per_answer": config.detection.max_claims_per_answer,
-                "capped_answers": len(extraction.capped),
-                "capped_claims_dropped": sum(c.dropped for c in extraction.capped),
-                "capped": MetadataValue.json(
-                    [f"{c.prompt_id}:{c.turn} {c.found} -> {c.kept}" for c in extraction.capped]
-                ),
+                **capped,
                 "preview": MetadataValue.md(
                     markdown_table(preview, ["prompt", "turn", "kind", "claim"])
                 ),

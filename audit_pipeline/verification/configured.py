@@ -1,4 +1,4 @@
-"""Build the configured claim extractor and verifier.
+"""Build the configured claim extractor and verifier, and name what their results depend on.
 
 The API key is passed in by the caller (the Dagster resource reads it with ``EnvVar``); it goes
 straight into the litellm call parameters and is never logged or stored.
@@ -7,6 +7,7 @@ straight into the litellm call parameters and is never logged or stored.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,3 +67,18 @@ def verifier_identity(verifier: Verifier, settings: DetectionSettings) -> str:
     judged = settings.model_dump_json(exclude={"batches"})
     digest = hashlib.sha256(judged.encode("utf-8")).hexdigest()[:16]
     return f"{verifier.name}:{verifier.version}:{digest}"
+
+
+def extraction_identity(
+    extractor: ClaimExtractor, settings: DetectionSettings, fallback_sentences: Sequence[str]
+) -> str:
+    """What an audit's claims depend on besides its answers: the extractor's name and version,
+    the claims-per-answer cap, the fallback sentences it skips and, for the LLM extractor, the
+    judge settings. Claims stored with the same identity are kept by a re-verification."""
+    inputs = {
+        "max_claims_per_answer": settings.max_claims_per_answer,
+        "fallback_sentences": list(fallback_sentences),
+        "judge": settings.judge.model_dump(mode="json") if settings.extractor == "llm" else None,
+    }
+    digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+    return f"{extractor.name}:{extractor.version}:{digest}"

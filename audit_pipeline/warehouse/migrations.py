@@ -577,6 +577,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             *comment_statements(REVERIFY_DOCUMENTATION),
         ),
     ),
+    Migration(
+        14,
+        "claims remember what extracted them, so re-verifying an audit keeps its claims",
+        (
+            "ALTER TABLE claims ADD COLUMN extraction_key VARCHAR",
+            "COMMENT ON COLUMN claims.extraction_key IS 'The extractor and the settings the "
+            "claim was extracted with (name, version, digest): a re-verification of the audit "
+            "with the same key keeps the claims instead of extracting them again; NULL on rows "
+            "written before migration 14'",
+        ),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

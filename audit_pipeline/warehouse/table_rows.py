@@ -48,9 +48,10 @@ class ClaimRow(TableRow):
     end_char: int
     kind: str
     extractor: str
+    extraction_key: str | None = None
 
     @classmethod
-    def of(cls, audit_id: str, claim: AuditClaim) -> ClaimRow:
+    def of(cls, audit_id: str, claim: AuditClaim, extraction_key: str | None = None) -> ClaimRow:
         return cls(
             audit_id=audit_id,
             prompt_id=claim.prompt_id,
@@ -61,6 +62,7 @@ class ClaimRow(TableRow):
             end_char=claim.claim.end,
             kind=claim.claim.kind,
             extractor=claim.extractor,
+            extraction_key=extraction_key,
         )
 
     def audit_claim(self) -> AuditClaim:

@@ -43,16 +43,37 @@ def answered_turns(responses: pd.DataFrame) -> list[AnsweredTurn]:
     return turns
 
 
-def write_claims(warehouse: Warehouse, audit_id: str, claims: Sequence[AuditClaim]) -> int:
-    rows = [ClaimRow.of(audit_id, c).column_values() for c in claims]
+def write_claims(
+    warehouse: Warehouse,
+    audit_id: str,
+    claims: Sequence[AuditClaim],
+    extraction_key: str | None = None,
+) -> int:
+    """The audit's claims, replacing its earlier ones; ``extraction_key`` is what extracted
+    them (``extraction_identity``)."""
+    rows = [ClaimRow.of(audit_id, c, extraction_key).column_values() for c in claims]
     return warehouse.replace("claims", rows, {"audit_id": audit_id})
 
 
-def load_claims(warehouse: Warehouse, audit_id: str) -> list[AuditClaim]:
+def _claim_rows(warehouse: Warehouse, audit_id: str) -> list[ClaimRow]:
     frame = warehouse.query(
         "SELECT * FROM claims WHERE audit_id = ? ORDER BY prompt_id, turn, start_char", [audit_id]
     )
-    return [ClaimRow.model_validate(row).audit_claim() for row in frame.to_dict("records")]
+    return [ClaimRow.model_validate(row) for row in frame.to_dict("records")]
+
+
+def load_claims(warehouse: Warehouse, audit_id: str) -> list[AuditClaim]:
+    return [row.audit_claim() for row in _claim_rows(warehouse, audit_id)]
+
+
+def kept_claims(warehouse: Warehouse, audit_id: str, extraction_key: str) -> list[AuditClaim]:
+    """The audit's stored claims when every one of them was extracted with ``extraction_key``
+    (the answers of an audit never change, so the same extraction would find the same claims);
+    empty when there are none, or any was extracted otherwise."""
+    rows = _claim_rows(warehouse, audit_id)
+    if not rows or any(row.extraction_key != extraction_key for row in rows):
+        return []
+    return [row.audit_claim() for row in rows]
 
 
 def evidence_rows(

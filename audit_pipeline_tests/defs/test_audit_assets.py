@@ -67,6 +67,51 @@ def test_reverify_recomputes_the_same_audit_without_duplicates(
     assert checks["gate_hallucinations"] is False  # the recorded answers include fabrications
 
 
+def test_reverify_keeps_the_claims_unless_their_extraction_changed(
+    tmp_path: Path, sample_index_dir: Path
+) -> None:
+    """The answers of an audit never change, so re-verifying it after a vault change must not
+    pay an LLM extractor again; a changed extraction setting does extract again."""
+    extractor = ScriptedLLM(["not json"])  # every answer falls back to sentences, after 2 calls
+    instance = DagsterInstance.ephemeral()
+
+    def run(job: str, **detection: object) -> set[str]:
+        config_path = write_audit_config(
+            tmp_path,
+            sample_index_dir,
+            detection={"extractor": "llm", "judge": {"model": model}, **detection},
+        )
+        result = (
+            build_definitions(config_path)
+            .resolve_job_def(job)
+            .execute_in_process(
+                partition_key="recorded",
+                instance=instance,
+                run_config=RUN_CONFIG if job == "full_audit" else None,
+            )
+        )
+        assert result.success
+        keys = Warehouse(load_config(config_path).duckdb_path).query(
+            "SELECT DISTINCT extraction_key FROM claims"
+        )
+        return set(keys["extraction_key"])
+
+    with scripted_provider(extractor, provider="scripted-extractor") as model:
+        first = run("full_audit")
+        claims = Warehouse(tmp_path / "warehouse" / "audit.duckdb").query(
+            "SELECT * FROM claims ORDER BY claim_id"
+        )
+        assert len(claims) > 0 and len(extractor.calls) == 2 * len(IDS)
+        assert run("reverify") == first
+        assert len(extractor.calls) == 2 * len(IDS)  # not asked again
+        kept = Warehouse(tmp_path / "warehouse" / "audit.duckdb").query(
+            "SELECT * FROM claims ORDER BY claim_id"
+        )
+        assert kept.equals(claims)
+        changed = run("reverify", max_claims_per_answer=3)
+        assert changed != first and len(extractor.calls) == 4 * len(IDS)
+
+
 @pytest.mark.parametrize("verifier", ["llm", "cascade"])
 def test_a_judge_returning_garbage_gives_unverifiable_and_the_audit_completes(
     tmp_path: Path, sample_index_dir: Path, verifier: str
