@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 os.environ.pop("DAGSTER_HOME", None)
 
 from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline_tests.embeddings_server import EmbeddingsServer, start_embeddings_server
 from audit_pipeline_tests.helpers import (
     FAITHFUL_IDS,
     HALLUCINATED_IDS,
@@ -28,6 +30,15 @@ from audit_pipeline_tests.helpers import (
 @pytest.fixture(scope="session")
 def embedder() -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder()
+
+
+@pytest.fixture
+def embeddings_server() -> Iterator[EmbeddingsServer]:
+    """An OpenAI-compatible embeddings server on 127.0.0.1 (48-d vectors), for the provider
+    embedding paths."""
+    started = start_embeddings_server(dimension=48)
+    yield started
+    started.server.stop()
 
 
 @pytest.fixture

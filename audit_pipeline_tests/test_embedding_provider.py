@@ -4,7 +4,6 @@ normalised, the key goes to the server and nowhere else; and the ``embedding:`` 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -22,50 +21,44 @@ from audit_pipeline.embedding import (
 from audit_pipeline_tests.embeddings_server import (
     EmbeddingsServer,
     hashed_vector,
-    start_embeddings_server,
 )
 
 KEY = "sk-test-0123456789abcdef"
 MODEL = "openai/hash-embed"
 
 
-@pytest.fixture
-def server() -> Iterator[EmbeddingsServer]:
-    started = start_embeddings_server(dimension=48)
-    yield started
-    started.server.stop()
+def _embedder(embeddings_server: EmbeddingsServer, **kwargs: object) -> LiteLLMEmbedder:
+    return LiteLLMEmbedder(MODEL, api_key=KEY, api_base=embeddings_server.api_base, **kwargs)  # type: ignore[arg-type]
 
 
-def _embedder(server: EmbeddingsServer, **kwargs: object) -> LiteLLMEmbedder:
-    return LiteLLMEmbedder(MODEL, api_key=KEY, api_base=server.api_base, **kwargs)  # type: ignore[arg-type]
-
-
-def test_dimension_is_learnt_from_the_model_not_assumed(server: EmbeddingsServer) -> None:
-    embedder = _embedder(server)
+def test_dimension_is_learnt_from_the_model_not_assumed(
+    embeddings_server: EmbeddingsServer,
+) -> None:
+    embedder = _embedder(embeddings_server)
     assert embedder.name == MODEL
     assert embedder.dimension == 48  # one short probe call
-    assert server.count == 1
-    assert embedder.dimension == 48 and server.count == 1  # remembered
+    assert embeddings_server.count == 1
+    assert embedder.dimension == 48 and embeddings_server.count == 1  # remembered
     assert embedder.embed([]).shape == (0, 48)
 
 
-def test_batches_come_back_in_order_normalised(server: EmbeddingsServer) -> None:
+def test_batches_come_back_in_order_normalised(embeddings_server: EmbeddingsServer) -> None:
     texts = [f"text number {i} about key rotation" for i in range(7)]
-    vectors = _embedder(server, batch_size=3).embed(texts)
+    vectors = _embedder(embeddings_server, batch_size=3).embed(texts)
     assert vectors.shape == (7, 48) and vectors.dtype == np.float32
-    assert server.inputs() == [texts[0:3], texts[3:6], texts[6:7]]
+    assert embeddings_server.inputs() == [texts[0:3], texts[3:6], texts[6:7]]
     expected = np.asarray([hashed_vector(t, 48) for t in texts], dtype=np.float32)
     expected /= np.linalg.norm(expected, axis=1, keepdims=True)
     # The server lists each batch's vectors backwards: their ``index`` puts them back.
     assert np.allclose(vectors, expected, atol=1e-6)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
-    assert server.server.requests[0].headers["authorization"] == f"Bearer {KEY}"
-    assert server.server.requests[0].json()["model"] == "hash-embed"
+    assert embeddings_server.server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+    assert embeddings_server.server.requests[0].json()["model"] == "hash-embed"
 
 
-def test_a_failure_names_the_model_and_never_the_key(server: EmbeddingsServer) -> None:
-    server.mode = "unauthorized"  # the server quotes the key back, as some providers do
-    embedder = _embedder(server)
+def test_a_failure_names_the_model_and_never_the_key(embeddings_server: EmbeddingsServer) -> None:
+    embeddings_server.mode = "unauthorized"  # the server quotes the key back, as some providers do
+    embedder = _embedder(embeddings_server)
     with pytest.raises(EmbeddingServiceError) as failure:
         embedder.embed(["hello"])
     message = str(failure.value)
@@ -74,10 +67,12 @@ def test_a_failure_names_the_model_and_never_the_key(server: EmbeddingsServer) -
     assert KEY not in repr(embedder)
 
 
-def test_a_model_that_changes_dimension_mid_run_is_refused(server: EmbeddingsServer) -> None:
-    embedder = _embedder(server)
+def test_a_model_that_changes_dimension_mid_run_is_refused(
+    embeddings_server: EmbeddingsServer,
+) -> None:
+    embedder = _embedder(embeddings_server)
     embedder.embed(["first"])
-    server.dimension = 64
+    embeddings_server.dimension = 64
     with pytest.raises(EmbeddingServiceError, match="64-dimensional vectors after 48"):
         embedder.embed(["second"])
 

@@ -24,6 +24,7 @@ from dagster import DagsterInstance, ExecuteInProcessResult
 
 from audit_pipeline.defs.graph import build_definitions
 from benchmarks.reaudit_workspace import Workspace, build_workspace, change_document
+from benchmarks.step_times import step_spans
 
 
 def _run(workspace: Workspace, job: str, instance: DagsterInstance) -> tuple[float, Any]:
@@ -41,17 +42,7 @@ def _run(workspace: Workspace, job: str, instance: DagsterInstance) -> tuple[flo
 
 def _step_times(result: ExecuteInProcessResult, instance: DagsterInstance) -> dict[str, float]:
     """Seconds per step, from the run's event log."""
-    started: dict[str, float] = {}
-    seconds: dict[str, float] = {}
-    for entry in instance.all_logs(result.run_id):
-        event = entry.dagster_event
-        if event is None or event.step_key is None:
-            continue
-        if event.event_type_value == "STEP_START":
-            started[event.step_key] = entry.timestamp
-        elif event.event_type_value == "STEP_SUCCESS" and event.step_key in started:
-            seconds[event.step_key] = entry.timestamp - started[event.step_key]
-    return seconds
+    return {step: end - start for step, (start, end) in step_spans(instance, result.run_id).items()}
 
 
 def _verdict_counts(result: ExecuteInProcessResult) -> dict[str, Any]:

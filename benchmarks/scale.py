@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from dagster import DagsterInstance
 
 from audit_pipeline.commands.run_audit import RunOptions, instance, run_audit
 from audit_pipeline.config import load_config
 from benchmarks.reaudit_workspace import Workspace, build_workspace
+from benchmarks.step_times import step_spans
 
 CONFIGURATIONS: dict[str, dict[str, Any]] = {
     "1 process": {"batches": 1, "processes": 1, "threads": None},
@@ -54,22 +54,6 @@ def _with_batches(workspace: Workspace, batches: int) -> None:
     workspace.config.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
 
 
-def _step_spans(runs: DagsterInstance) -> dict[str, tuple[float, float]]:
-    """Step key -> (start, end) timestamps of the instance's latest run."""
-    (run,) = runs.get_runs(limit=1)
-    starts: dict[str, float] = {}
-    spans: dict[str, tuple[float, float]] = {}
-    for entry in runs.all_logs(run.run_id):
-        event = entry.dagster_event
-        if event is None or entry.step_key is None:
-            continue
-        if event.event_type_value == "STEP_START":
-            starts[entry.step_key] = entry.timestamp
-        elif event.event_type_value == "STEP_SUCCESS" and entry.step_key in starts:
-            spans[entry.step_key] = (starts[entry.step_key], entry.timestamp)
-    return spans
-
-
 def _audit(workspace: Workspace, processes: int) -> dict[str, Any]:
     config = load_config(workspace.config)
     started = time.perf_counter()
@@ -78,7 +62,9 @@ def _audit(workspace: Workspace, processes: int) -> dict[str, Any]:
     if not result.success:
         raise SystemExit(f"audit of {workspace.root} failed: {result.errors}")
     counts = dict(result.asset_counts)
-    spans = _step_spans(instance(config))
+    runs = instance(config)
+    (run,) = runs.get_runs(limit=1)  # the audit just run
+    spans = step_spans(runs, run.run_id)
     detection = [span for step, span in spans.items() if step.split(".")[0] in DETECTION]
     window = max(end for _, end in detection) - min(start for start, _ in detection)
     batches = {step: end - start for step, (start, end) in spans.items() if "_batch[" in step}

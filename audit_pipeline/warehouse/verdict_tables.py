@@ -252,33 +252,6 @@ def write_risk_scores(
     )
 
 
-def write_service_stats(
-    warehouse: Warehouse,
-    audit_id: str,
-    stage: str,
-    service: str,
-    *,
-    requests: int,
-    failures: int,
-    fallbacks: int = 0,
-    state: str | None = None,
-) -> None:
-    """How one stage's calls to a model service went (for metrics and post-mortems)."""
-    warehouse.replace_many(
-        [
-            service_stats_write(
-                audit_id,
-                stage,
-                service,
-                requests=requests,
-                failures=failures,
-                fallbacks=fallbacks,
-                state=state,
-            )
-        ]
-    )
-
-
 def service_stats_write(
     audit_id: str,
     stage: str,

@@ -10,55 +10,47 @@ output are searched for the key.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline_tests.cli.helpers import cli
-from audit_pipeline_tests.embeddings_server import EmbeddingsServer, start_embeddings_server
+from audit_pipeline_tests.embeddings_server import EmbeddingsServer
 from audit_pipeline_tests.helpers import write_audit_config
 
 SECRET = "sk-embed-test-3e5a7c9b1d2f4a6c"
 MODEL = "openai/hash-embed"
 
 
-@pytest.fixture
-def server() -> Iterator[EmbeddingsServer]:
-    started = start_embeddings_server(dimension=48)
-    yield started
-    started.server.stop()
-
-
 def test_audit_retrieves_with_the_provider_and_the_key_stays_secret(
-    tmp_path: Path, sample_index_dir: Path, server: EmbeddingsServer
+    tmp_path: Path, sample_index_dir: Path, embeddings_server: EmbeddingsServer
 ) -> None:
     embedding = {
         "provider": "litellm",
         "model": MODEL,
         "api_key_env": "AUDIT_TEST_EMBEDDING_KEY",
-        "api_base": server.api_base,
+        "api_base": embeddings_server.api_base,
     }
     config = write_audit_config(tmp_path, sample_index_dir, embedding=embedding)
     run = ("run", "--no-progress", "--id", "IR-002", "--report-only", "--verbose")
 
     unset = cli(config, *run)
-    assert unset.returncode == 2 and server.count == 0
+    assert unset.returncode == 2 and embeddings_server.count == 0
     assert "embedding.api_key_env names AUDIT_TEST_EMBEDDING_KEY, which is not set" in (
         unset.stderr
     )
 
     result = cli(config, *run, env={"AUDIT_TEST_EMBEDDING_KEY": SECRET})
     assert result.returncode == 0, result.stderr
-    assert {r.headers.get("authorization") for r in server.server.requests} == {f"Bearer {SECRET}"}
+    assert {r.headers.get("authorization") for r in embeddings_server.server.requests} == {
+        f"Bearer {SECRET}"
+    }
     # The MiniLM index was replaced by one in the provider's model and dimension...
     table = VaultIndex(tmp_path / "warehouse" / "vault.lance", None).table()  # type: ignore[arg-type]
     assert table.schema.field("vector").type.list_size == 48
     assert "vault  " in result.stdout and "embedded, 0 reused" in result.stdout
     # ...and the evidence stage searched it (IR-002 was recorded without its context) with
     # query vectors from the provider.
-    sent = [text for batch in server.inputs() for text in batch]
+    sent = [text for batch in embeddings_server.inputs() for text in batch]
     assert len(sent) > table.count_rows()
 
     assert SECRET not in result.stdout and SECRET not in result.stderr
