@@ -35,6 +35,7 @@ from audit_pipeline.terminology.settings import SkosmosSettings, build_terminolo
 from audit_pipeline.validation.settings import ValidationSettings
 from audit_pipeline.vault.documents import DEFAULT_INCLUDE
 from audit_pipeline.verification.detection_settings import DetectionSettings
+from audit_pipeline.verification.reader import ReaderSettings
 from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys
 
 # Suite and target names become Dagster partition keys and file names: keep them plain.
@@ -318,6 +319,17 @@ class AuditConfig(_Section):
     def embedding_cache_path(self) -> Path | None:
         cache = self.storage.embedding_cache
         return None if cache is None else self.resolve(cache)
+
+    @property
+    def reader_settings(self) -> ReaderSettings | None:
+        """``detection.reader`` with its folder resolved against the config file's directory
+        (``detection.reader`` itself keeps the path as written, as the fingerprints do)."""
+        reader = self.detection.reader
+        return (
+            None
+            if reader is None
+            else reader.model_copy(update={"path": self.resolve(reader.path)})
+        )
 
     def fingerprint(self) -> str:
         """A stable hash of the settings, recorded with each audit for reproducibility."""

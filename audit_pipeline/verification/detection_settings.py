@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from audit_pipeline.llm.judge_settings import JudgeSettings
+from audit_pipeline.verification.reader import ReaderSettings
 
 
 class DetectionSettings(BaseModel):
@@ -30,6 +31,8 @@ class DetectionSettings(BaseModel):
     # parallel steps (processes, or pods on Kubernetes). How the work runs, not what it finds:
     # it is left out of the verifier identity, so verdicts carry over between batch counts.
     batches: int = Field(default=1, ge=1, le=256)
+    # A model read from a downloaded folder (verification/reader.py); None: no reader.
+    reader: ReaderSettings | None = None
 
     @model_validator(mode="after")
     def _band(self) -> DetectionSettings:
