@@ -10,8 +10,6 @@ from 3 mm; a model that reads both texts together can. The weights ship inside t
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from audit_pipeline.verification.pair_scores import PairScores
 from audit_pipeline.verification.windows import WINDOW_WORDS
 
 DEFAULT_DIR = Path(__file__).with_name("entailment")
-_CACHE_SIZE = 50_000
 
 
 @dataclass(frozen=True)
@@ -35,12 +33,8 @@ class EntailmentScores:
 
 
 class EntailmentModel:
-    """Scores (evidence window, claim) pairs in length-sorted batches, memoising results.
-
-    The same claim is often checked against the same window again (a re-verification after a
-    vault change that did not touch its evidence, a repeated answer), so scores are kept in a
-    bounded LRU keyed by the exact texts.
-    """
+    """Scores (evidence window, claim) pairs in length-sorted batches, memoising results
+    (``pair_scores.PairScores``)."""
 
     def __init__(self, path: Path | str = DEFAULT_DIR, batch_size: int = 32) -> None:
         import torch
@@ -60,14 +54,12 @@ class EntailmentModel:
         self.model = AutoModelForSequenceClassification.from_pretrained(
             path, dtype=torch.float32
         ).eval()
-        self.batch_size = batch_size
+        self._scores = PairScores(self._forward, batch_size)
         self.manifest: dict[str, Any] = json.loads((path / "manifest.json").read_text())
         self.name = str(self.manifest.get("name", path.name))
         # Read windows as the model was trained on them.
         self.max_length = int(self.manifest.get("max_length", 192))
         self.window_words = int(self.manifest.get("window_words", WINDOW_WORDS))
-        self._cache: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
-        self._lock = threading.Lock()
 
     @classmethod
     def shared(cls) -> EntailmentModel:
@@ -76,32 +68,8 @@ class EntailmentModel:
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> EntailmentScores:
         """``pairs`` are (evidence window, claim); an empty window scores as not entailed."""
-        results: list[tuple[float, float] | None] = [None] * len(pairs)
-        todo: list[int] = []
-        with self._lock:
-            for index, pair in enumerate(pairs):
-                if not pair[0].strip():
-                    results[index] = (0.0, 0.0)
-                elif pair in self._cache:
-                    self._cache.move_to_end(pair)
-                    results[index] = self._cache[pair]
-                else:
-                    todo.append(index)
-        todo.sort(key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        for start in range(0, len(todo), self.batch_size):
-            batch = todo[start : start + self.batch_size]
-            scored = self._forward([pairs[i] for i in batch])
-            with self._lock:
-                for index, value in zip(batch, scored, strict=True):
-                    results[index] = value
-                    self._cache[pairs[index]] = value
-                while len(self._cache) > _CACHE_SIZE:
-                    self._cache.popitem(last=False)
-        done = [r if r is not None else (0.0, 0.0) for r in results]
-        return EntailmentScores(
-            entailed=np.array([r[0] for r in done], dtype=np.float64),
-            contradicted=np.array([r[1] for r in done], dtype=np.float64),
-        )
+        entailed, contradicted = self._scores.score(pairs)
+        return EntailmentScores(entailed=entailed, contradicted=contradicted)
 
     def _forward(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[float, float]]:
         torch = self._torch

@@ -27,7 +27,6 @@ import hashlib
 import inspect
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,6 +35,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
+
+from audit_pipeline.verification.pair_scores import PairScores
 
 ReaderKind = Literal["nli", "token"]
 
@@ -49,7 +50,6 @@ _ARCHITECTURE_SUFFIX: dict[str, str] = {
 # every tensor, its dtype and offsets) and the tail (the task head, which fine-tuning always
 # changes). Hashing whole multi-GB files would cost seconds on every start.
 _SAMPLE_BYTES = 1 << 20
-_CACHE_SIZE = 50_000
 
 # Label names, normalised (lower case, '_' for spaces and dashes), by what they say about the
 # claim. A negative label of a two-way model ("not_entailment", "unsupported", "hallucinated")
@@ -291,12 +291,8 @@ def lettuce_prompt(context: str) -> str:
 
 
 class _FolderReader:
-    """What both kinds share: the lazy one-time load, length-sorted batches, memoised scores.
-
-    Scores are memoised by the exact (evidence, claim) texts, as the packaged entailment model
-    does: a re-verification after a vault change that left a claim's evidence alone, or a
-    repeated answer, costs no inference.
-    """
+    """What both kinds share: the lazy one-time load, and length-sorted batches with scores
+    memoised by the exact texts (``PairScores``, as the packaged entailment model does)."""
 
     kind: ReaderKind
 
@@ -306,42 +302,15 @@ class _FolderReader:
         self.path = path
         self.name = f"{self.kind}:{path.name}"
         self.version = folder_version(path)
-        self.batch_size = batch_size
         self.requested_length = max_length
         self.labels = _labels(config)
         self._loaded: tuple[Any, Any, Any, int] | None = None
         self._load_lock = threading.Lock()
-        self._cache: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._scores = PairScores(self._forward, batch_size)
 
     def read(self, pairs: Sequence[tuple[str, str]]) -> ReaderScores:
-        results: list[tuple[float, float] | None] = [None] * len(pairs)
-        todo: list[int] = []
-        with self._lock:
-            for index, pair in enumerate(pairs):
-                if not pair[0].strip():
-                    results[index] = (0.0, 0.0)
-                elif pair in self._cache:
-                    self._cache.move_to_end(pair)
-                    results[index] = self._cache[pair]
-                else:
-                    todo.append(index)
-        # Pairs of similar length share a batch, so little of each batch is padding.
-        todo.sort(key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        for start in range(0, len(todo), self.batch_size):
-            batch = todo[start : start + self.batch_size]
-            scored = self._forward([pairs[i] for i in batch])
-            with self._lock:
-                for index, value in zip(batch, scored, strict=True):
-                    results[index] = value
-                    self._cache[pairs[index]] = value
-                while len(self._cache) > _CACHE_SIZE:
-                    self._cache.popitem(last=False)
-        done = [r if r is not None else (0.0, 0.0) for r in results]
-        return ReaderScores(
-            entailed=np.array([r[0] for r in done], dtype=np.float64),
-            contradicted=np.array([r[1] for r in done], dtype=np.float64),
-        )
+        entailed, contradicted = self._scores.score(pairs)
+        return ReaderScores(entailed=entailed, contradicted=contradicted)
 
     def _forward(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[float, float]]:
         raise NotImplementedError
