@@ -36,14 +36,22 @@ from audit_pipeline.validation.settings import ValidationSettings
 from audit_pipeline.vault.documents import DEFAULT_INCLUDE
 from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.verification.reader import ReaderSettings
-from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys
+from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys, yaml_error_where
 
 # Suite and target names become Dagster partition keys and file names: keep them plain.
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 class ConfigError(ValueError):
-    """The configuration file is missing, unreadable or invalid; the message says where."""
+    """The configuration file is missing, unreadable or invalid; the message says where.
+
+    ``summary`` says what is wrong without quoting the file or naming its absolute path: the
+    HTTP API shows it to a caller who named the file and may not read it.
+    """
+
+    def __init__(self, message: str, summary: str = "not a valid configuration") -> None:
+        super().__init__(message)
+        self.summary = summary
 
 
 class _Section(BaseModel):
@@ -170,6 +178,17 @@ class ObservabilitySettings(_Section):
     log_file: Path = Path("data/logs/audit.jsonl")  # structured JSON lines (CLI runs)
 
 
+class ServiceSettings(_Section):
+    """The validation service (``serve``, ``mcp``): validations in progress at once, requests
+    waiting beyond them (more get 503 with Retry-After), the time one request may take from
+    arrival to answer (504 past it) and the largest HTTP body (413 above it)."""
+
+    workers: int = Field(default=4, ge=1, le=64)
+    queue: int = Field(default=64, ge=0, le=10_000)
+    time_budget_s: float = Field(default=30.0, gt=0)
+    max_body_bytes: int = Field(default=8_000_000, gt=0)
+
+
 class DefaultsSettings(_Section):
     """What a run audits when nothing else is said (``make audit``, ``audit-pipeline run``)."""
 
@@ -205,6 +224,7 @@ class AuditConfig(_Section):
     automation: AutomationSettings = AutomationSettings()
     reliability: ReliabilitySettings = ReliabilitySettings()
     observability: ObservabilitySettings = ObservabilitySettings()
+    service: ServiceSettings = ServiceSettings()
     base_dir: Path = Path(".")
 
     @model_validator(mode="after")
@@ -360,28 +380,39 @@ def parse_config(data: dict[str, Any], *, base_dir: Path, source: Path) -> Audit
     paths and lists still read as they are written in YAML.
     """
     if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the top level must be a mapping of sections")
+        raise ConfigError(
+            f"{source}: the top level must be a mapping of sections",
+            "the top level is not a mapping of sections",
+        )
     try:
         document = json.dumps({**data, "base_dir": str(base_dir)}, default=str)
         return AuditConfig.model_validate_json(document, strict=True)
     except ValidationError as error:
-        raise ConfigError(_format_validation_error(source, error)) from None
+        raise ConfigError(
+            _format_validation_error(source, error),
+            f"invalid configuration ({error.error_count()} problem(s))",
+        ) from None
 
 
 def load_config(path: str | Path) -> AuditConfig:
     """Read and validate ``audit.yaml``; syntax errors report the line."""
     config_path = Path(path).resolve()
     if not config_path.is_file():
-        raise ConfigError(f"configuration file not found: {config_path}")
+        raise ConfigError(
+            f"configuration file not found: {config_path}", "configuration file not found"
+        )
     try:
         data = load_unique_keys(config_path.read_text(encoding="utf-8"))
     except DuplicateKeyError as error:
-        raise ConfigError(f"{config_path}: {error}") from None
+        raise ConfigError(f"{config_path}: {error}", "a key is given twice") from None
     except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        where = yaml_error_where(error)
         problem = getattr(error, "problem", None) or str(error)
-        raise ConfigError(f"{config_path}: YAML syntax error{where}: {problem}") from None
+        raise ConfigError(
+            f"{config_path}: YAML syntax error{where}: {problem}", f"YAML syntax error{where}"
+        ) from None
     except UnicodeDecodeError as error:
-        raise ConfigError(f"{config_path}: not valid UTF-8 ({error.reason})") from None
+        raise ConfigError(
+            f"{config_path}: not valid UTF-8 ({error.reason})", "not valid UTF-8"
+        ) from None
     return parse_config(data or {}, base_dir=config_path.parent, source=config_path)

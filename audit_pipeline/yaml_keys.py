@@ -60,3 +60,9 @@ _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
 def load_unique_keys(text: str) -> Any:
     """``yaml.safe_load`` that raises ``DuplicateKeyError`` on a repeated key."""
     return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass: no objects
+
+
+def yaml_error_where(error: yaml.YAMLError) -> str:
+    """`` at line L, column C`` of a syntax error, for a message; empty without a position."""
+    mark = getattr(error, "problem_mark", None)
+    return f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

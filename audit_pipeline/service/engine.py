@@ -1,15 +1,20 @@
 """One validation service per process, shared by the HTTP API and the MCP server.
 
 It builds the audit's own extractor and verifier from ``audit.yaml`` (the same factory the
-Dagster assets use), so a single validation and a batch audit reach the same verdicts, and it
-records every validation in the warehouse as an ``interactive`` audit.
+Dagster assets use), so a single validation and a batch audit reach the same verdicts, with the
+audit's limits (``detection.max_claims_per_answer``), and it records every validation in the
+warehouse as an ``interactive`` audit. Requests arrive from several workers (``pool.py``): the
+model work takes turns (the models and their tokenizers are shared, and a fast tokenizer is not
+safe to call from two threads at once), the recording does not (``ValidationRecorder``).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,35 +23,16 @@ from audit_pipeline.embedding import local_embedder, retrieval_embedder
 from audit_pipeline.embedding_cache import cached
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
-from audit_pipeline.service.interactive import record_validation
-from audit_pipeline.validation.engine import AnswerValidator
+from audit_pipeline.service.errors import FieldProblem, InvalidFields, NotIndexed, TimedOut
+from audit_pipeline.service.interactive import ValidationRecorder
+from audit_pipeline.validation.engine import AnswerValidator, TimeBudgetExceeded
 from audit_pipeline.verification.configured import build_extractor, build_verifier
 from audit_pipeline.warehouse.store import Warehouse
 
-MAX_TEXT = 100_000  # characters of a question, answer or source
-MAX_SOURCES = 50
-
-
-class ServiceInputError(ValueError):
-    """The request is not something the engine can validate; the message names the field."""
-
-
-def check_inputs(question: str, answer: str, sources: Sequence[str] | None) -> None:
-    if not question.strip():
-        raise ServiceInputError("question: must not be empty")
-    for name, text in (("question", question), ("answer", answer)):
-        if len(text) > MAX_TEXT:
-            raise ServiceInputError(f"{name}: longer than {MAX_TEXT} characters")
-    if sources is not None:
-        if len(sources) > MAX_SOURCES:
-            raise ServiceInputError(f"sources: more than {MAX_SOURCES} sources")
-        if any(len(s) > MAX_TEXT for s in sources):
-            raise ServiceInputError(f"sources: a source is longer than {MAX_TEXT} characters")
-
 
 class ValidationService:
-    """Validates answers and searches the vault; thread-safe (one validation at a time, as
-    the models and the single DuckDB writer are shared)."""
+    """Validates answers and searches the vault; thread-safe (the model work of one request
+    at a time; recordings overlap it and are written together)."""
 
     def __init__(self, config_path: Path, config: AuditConfig) -> None:
         self.config_path = config_path
@@ -100,31 +86,47 @@ class ValidationService:
             top_k=config.detection.evidence_top_k,
             judge_api_key=os.environ.get(validation_env) if validation_env else None,
             terminology=config.terminology(),
+            max_claims=config.detection.max_claims_per_answer,
         )
-        self._lock = threading.Lock()
+        self.recorder = ValidationRecorder(self.warehouse, config.fingerprint())
+        self._models = threading.Lock()
 
     def validate(
-        self, question: str, answer: str, sources: Sequence[str] | None = None
+        self,
+        question: str,
+        answer: str,
+        sources: Sequence[str] | None = None,
+        deadline: float | None = None,
     ) -> dict[str, Any]:
-        """The validation result (claims, verdicts, provenance, Self-RAG checks), recorded."""
-        check_inputs(question, answer, sources)
+        """The validation result (claims, verdicts, provenance, Self-RAG checks), recorded.
+
+        The request was checked already (``requests.check_validation``); ``deadline`` is a
+        ``time.monotonic()`` value: past it, ``TimedOut`` and nothing is recorded.
+        """
         if sources is None and self.retriever is None:
-            raise ServiceInputError(
-                "sources: required while the vault is not indexed (run an audit first)"
+            raise InvalidFields(
+                [
+                    FieldProblem(
+                        ("sources",), "required while the vault is not indexed (run an audit)"
+                    )
+                ]
             )
-        with self._lock:
-            result = self.validator.validate(question, answer, sources)
-            audit_id = record_validation(self.warehouse, result, self.config.fingerprint())
+        started = datetime.now(UTC)
+        try:
+            with self._models:
+                result = self.validator.validate(question, answer, sources, deadline)
+        except TimeBudgetExceeded as error:
+            raise TimedOut(f"timed out: {error} (service.time_budget_s)") from None
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimedOut("timed out: the time budget ran out before the result was recorded")
+        audit_id = self.recorder.record(result, started)
         return {"audit_id": audit_id, **result.to_dict()}
 
     def search(self, query: str, k: int = 5) -> list[dict[str, Any]]:
-        if not query.strip():
-            raise ServiceInputError("query: must not be empty")
-        if not 1 <= k <= 50:
-            raise ServiceInputError("k: must be between 1 and 50")
+        """The ``k`` vault chunks that best match ``query`` (checked by the caller)."""
         if self.retriever is None:
-            raise ServiceInputError("the vault is not indexed yet (run an audit first)")
-        with self._lock:
+            raise NotIndexed("the vault is not indexed yet (run an audit first)")
+        with self._models:
             hits = self.retriever.search(query, k=k)
         return [
             {

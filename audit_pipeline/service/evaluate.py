@@ -2,7 +2,9 @@
 
 The audit is the same in-process Dagster run as ``audit-pipeline run``; the reply carries the
 risk as ``score``, the decision, claim counts by label and one detail per claim, plus the
-audit id so the full result can be read from the warehouse or the report.
+audit id so the full result can be read from the warehouse or the report. A configuration the
+request names must lie under the served directory; what is wrong with it is said without
+quoting it (``ConfigError.summary``): the endpoint must not become a way to read files.
 """
 
 from __future__ import annotations
@@ -13,27 +15,23 @@ from typing import Any
 
 from audit_pipeline.commands.preflight import UsageError, check_run
 from audit_pipeline.config import ConfigError, load_config
+from audit_pipeline.service.errors import Failed, NotFound, ServiceError
 from audit_pipeline.warehouse.store import Warehouse
-
-
-class EvaluateError(Exception):
-    """An /evaluate request that cannot run; ``status`` is the HTTP status to answer."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def resolve_config(base: Path, default: Path, config_path: str | None) -> Path:
     """The configuration to use: the server's own, or a file under the server's directory
-    (a request never makes the server read files elsewhere)."""
+    (a request never makes the server read files elsewhere). ``config_path`` holds no
+    control character (``requests.check_evaluate``)."""
     if config_path is None:
         return default
     candidate = (base / config_path).resolve()
     if not candidate.is_relative_to(base.resolve()):
-        raise EvaluateError(400, "config_path: must lie inside the server's directory")
+        raise ServiceError("config_path: must lie inside the server's directory")
+    if candidate.is_dir():
+        raise ServiceError(f"config_path: {config_path} is a directory, not a file")
     if not candidate.is_file():
-        raise EvaluateError(404, f"config_path: configuration file not found: {config_path}")
+        raise NotFound(f"config_path: configuration file not found: {config_path}")
     return candidate
 
 
@@ -43,7 +41,7 @@ def evaluate(config_path: Path, target: str | None, suite: str | None) -> dict[s
     try:
         config = load_config(config_path)
     except ConfigError as error:
-        raise EvaluateError(400, str(error)) from None
+        raise ServiceError(f"config_path: {config_path}: {error.summary}") from None
 
     # The CLI's own preflight checks, with the request's fields.
     args = argparse.Namespace(
@@ -61,10 +59,10 @@ def evaluate(config_path: Path, target: str | None, suite: str | None) -> dict[s
     try:
         chosen_target, chosen_suite = check_run(config, args)
     except UsageError as error:
-        raise EvaluateError(400, str(error)) from None
+        raise ServiceError(str(error)) from None
     result = run_audit(config_path, config, RunOptions(target=chosen_target, suite=chosen_suite))
     if not result.success or result.outcome is None:
-        raise EvaluateError(500, "; ".join(result.errors) or "the audit did not complete")
+        raise Failed("; ".join(result.errors) or "the audit did not complete")
     outcome = result.outcome
     details = Warehouse(config.duckdb_path).query(
         "SELECT c.prompt_id, c.text AS claim, v.label, v.probability, v.justification"

@@ -1,84 +1,241 @@
 """The HTTP API (seed 002): ``GET /health``, ``POST /evaluate``, ``POST /validate``.
 
-FastAPI validates request bodies (422 names the field); an optional bearer token, read from an
-environment variable, guards everything but ``/health``. The models load on the first
+FastAPI validates request bodies against ``requests.py`` (422 names the field, never echoes
+the value); a body above ``service.max_body_bytes`` is refused with 413 before it is parsed.
+With a bearer token in ``$AUDIT_API_TOKEN`` every route but ``/health`` needs it, the
+documentation and ``/openapi.json`` included; a token set but empty refuses to start rather
+than serve without one. Validations run in the bounded worker pool (``pool.py``): 503 with
+``Retry-After`` when it is full, 504 past the time budget. The models load on the first
 validation, not at start, so ``/health`` answers at once.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import secrets
 import threading
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from audit_pipeline.service.evaluate import EvaluateError, evaluate, resolve_config
-from audit_pipeline.service.lazy_service import LazyValidationService
+from audit_pipeline.config import load_config
+from audit_pipeline.service.errors import (
+    Busy,
+    InvalidFields,
+    ServiceConfigError,
+    ServiceError,
+    public_message,
+    refusal,
+)
+from audit_pipeline.service.evaluate import evaluate, resolve_config
+from audit_pipeline.service.gateway import ValidationGateway
+from audit_pipeline.service.requests import EvaluateRequest, ValidateRequest, check_evaluate
 
 TOKEN_ENV = "AUDIT_API_TOKEN"
+OPEN_PATHS = frozenset({"/health"})
 
 
-class EvaluateRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+async def _send_json(
+    send: Send, status: int, body: dict[str, Any], headers: dict[str, str]
+) -> None:
+    payload = json.dumps(body).encode()
+    raw_headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+        *((name.lower().encode(), value.encode()) for name, value in headers.items()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+    await send({"type": "http.response.body", "body": payload})
 
-    config_path: str | None = None
-    target: str | None = None
-    suite: str | None = None
+
+def read_token(token_env: str) -> str | None:
+    """The configured bearer token; None serves without one. Set but blank is an error: an
+    empty ``AUDIT_API_TOKEN`` (a secret that failed to load) must not turn authentication off."""
+    token = os.environ.get(token_env)
+    if token is not None and not token.strip():
+        raise ServiceConfigError(
+            f"${token_env} is set but empty: set the token, or unset the variable to serve "
+            "without authentication"
+        )
+    return token.strip() if token is not None else None
 
 
-class ValidateRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def bearer_matches(header: str, token: str) -> bool:
+    """``Authorization: Bearer <token>``, the scheme in any case (RFC 7235)."""
+    scheme, _, credentials = header.strip().partition(" ")
+    return scheme.casefold() == "bearer" and secrets.compare_digest(
+        credentials.strip().encode(), token.encode()
+    )
 
-    question: str = Field(min_length=1, max_length=100_000)
-    answer: str = Field(max_length=100_000)
-    sources: list[str] | None = Field(default=None, max_length=50)
+
+class BearerAuth:
+    """Every route but ``/health`` needs the token: docs, ``/openapi.json`` and unknown paths
+    alike (a 404 would tell a stranger which routes exist)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.token = token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        header = next(
+            (v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), ""
+        )
+        if bearer_matches(header, self.token):
+            await self.app(scope, receive, send)
+            return
+        await _send_json(
+            send,
+            401,
+            {"error": "unauthorised", "detail": "missing or wrong bearer token"},
+            {"WWW-Authenticate": "Bearer"},
+        )
+
+
+class BodyLimit:
+    """Bodies above ``max_bytes`` get 413 before anything parses them (and nothing of them
+    comes back); the body is read here, up to the limit, and handed on."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def _refuse(self, send: Send) -> None:
+        await _send_json(
+            send,
+            413,
+            {
+                "error": "too_large",
+                "detail": f"request body larger than {self.max_bytes} bytes "
+                "(service.max_body_bytes)",
+            },
+            {"Connection": "close"},
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = next((v for k, v in scope["headers"] if k == b"content-length"), None)
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            await self._refuse(send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_bytes:
+                await self._refuse(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        whole: Message | None = {"type": "http.request", "body": b"".join(chunks)}
+
+        async def replay() -> Message:
+            nonlocal whole
+            if whole is not None:
+                message, whole = whole, None
+                return message
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _error_response(error: ServiceError, base: Path) -> JSONResponse:
+    """The answer to a refused request: ``{"error": code, "detail": reason}``, the reason a
+    list of fields as FastAPI gives it for a 422."""
+    detail: Any
+    if isinstance(error, InvalidFields):
+        detail = [
+            {"loc": ["body", *p.loc], "msg": p.message, "type": p.kind} for p in error.problems
+        ]
+    else:
+        detail = public_message(error.message, base)
+    return JSONResponse({"error": error.code, "detail": detail}, error.status, error.headers())
 
 
 def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
-    """The API for the configuration at ``config_path`` (also /evaluate's default)."""
-    config_path = config_path.resolve()
-    app = FastAPI(title="audit-pipeline", version="1")
-    service = LazyValidationService(config_path)
-    evaluating = threading.Lock()
+    """The API for the configuration at ``config_path`` (also /evaluate's default).
 
-    def authorised(request: Request) -> None:
-        token = os.environ.get(token_env)
-        if not token:
-            return
-        given = request.headers.get("authorization", "")
-        if not secrets.compare_digest(given.encode(), f"Bearer {token}".encode()):
-            raise HTTPException(401, "missing or wrong bearer token")
+    Raises ``ServiceConfigError`` for an empty token and ``ConfigError`` for a configuration
+    that does not load.
+    """
+    config_path = config_path.resolve()
+    base = config_path.parent
+    settings = load_config(config_path).service
+    token = read_token(token_env)
+    gateway = ValidationGateway(config_path, settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        gateway.pool.shutdown()
+
+    app = FastAPI(title="audit-pipeline", version="1", lifespan=lifespan)
+    app.state.gateway = gateway
+    evaluating = threading.Lock()
+    last_audit_s = [60.0]
+
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    if token is not None:
+        app.add_middleware(BearerAuth, token=token)
+
+    @app.exception_handler(ServiceError)
+    async def service_error(_: Request, error: ServiceError) -> JSONResponse:
+        return _error_response(error, base)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_body(_: Request, error: RequestValidationError) -> JSONResponse:
+        return _error_response(refusal(error.errors(), skip=1), base)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, error: Exception) -> JSONResponse:
+        # Starlette logs the traceback after this answer: the caller gets no part of it.
+        return JSONResponse(
+            {"error": "internal", "detail": "internal error (the server log has the details)"},
+            500,
+        )
 
     @app.get("/health")
     def health() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.post("/evaluate", dependencies=[Depends(authorised)])
-    def evaluate_endpoint(body: EvaluateRequest) -> Any:
-        try:
-            path = resolve_config(config_path.parent, config_path, body.config_path)
-            with evaluating:  # one audit at a time: they share the warehouse and the index
+    @app.post("/evaluate")
+    async def evaluate_endpoint(body: EvaluateRequest) -> Any:
+        check_evaluate(body)
+        path = resolve_config(base, config_path, body.config_path)
+        if not evaluating.acquire(blocking=False):
+            raise Busy("busy: an audit is running (one at a time)", last_audit_s[0])
+
+        def run() -> dict[str, Any]:
+            started = time.monotonic()
+            try:  # released here, not by the request: a caller that hangs up ends no audit
                 return evaluate(path, body.target, body.suite)
-        except EvaluateError as error:
-            return JSONResponse({"detail": str(error)}, status_code=error.status)
+            finally:
+                last_audit_s[0] = time.monotonic() - started
+                evaluating.release()
 
-    @app.post("/validate", dependencies=[Depends(authorised)])
-    def validate_endpoint(body: ValidateRequest) -> Any:
-        from audit_pipeline.service.engine import ServiceInputError
+        return await asyncio.to_thread(run)
 
-        try:
-            return service().validate(body.question, body.answer, body.sources)
-        except ServiceInputError as error:
-            field, _, message = str(error).partition(": ")
-            return JSONResponse(
-                {"detail": [{"loc": ["body", field], "msg": message, "type": "value_error"}]},
-                status_code=422,
-            )
+    @app.post("/validate")
+    async def validate_endpoint(body: ValidateRequest) -> Any:
+        return await gateway.validate(body)
 
     return app
 

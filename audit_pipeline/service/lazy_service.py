@@ -22,6 +22,11 @@ class LazyValidationService:
         self._service: ValidationService | None = None
         self._lock = threading.Lock()
 
+    @property
+    def built(self) -> bool:
+        """Whether the models have loaded (a refused request never loads them)."""
+        return self._service is not None
+
     def __call__(self) -> ValidationService:
         with self._lock:
             if self._service is None:

@@ -31,10 +31,14 @@ def _check_port(port: int) -> None:
 
 
 def serve_command(args: argparse.Namespace, config_path: Path) -> int:
+    from audit_pipeline.service.errors import ServiceConfigError
     from audit_pipeline.service.http_api import serve
 
     _check_port(args.port)
-    serve(config_path, args.host, args.port)
+    try:
+        serve(config_path, args.host, args.port)
+    except ServiceConfigError as error:
+        raise UsageError(str(error)) from None
     return 0
 
 

@@ -11,6 +11,7 @@ audit.
 from __future__ import annotations
 
 import posixpath
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +30,20 @@ from audit_pipeline.validation.settings import ValidationSettings
 from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Verdict
 
 GIVEN = "given_source"
+
+
+class TimeBudgetExceeded(RuntimeError):
+    """The validation ran past its deadline; raised between stages, so nothing after the
+    stage that overran is done (and nothing is recorded)."""
+
+    def __init__(self, stage: str) -> None:
+        super().__init__(f"the time budget ran out during {stage}")
+        self.stage = stage
+
+
+def _check_deadline(deadline: float | None, stage: str) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise TimeBudgetExceeded(stage)
 
 
 @dataclass(frozen=True)
@@ -138,6 +153,8 @@ class AnswerValidator:
 
     ``retriever`` is the vault's hybrid retriever, needed only for answers validated without
     sources; ``verifier`` must be the audit's verifier (``assess`` is used when it has one).
+    ``max_claims`` is the audit's ``detection.max_claims_per_answer``: an answer of 100,000
+    characters holds ~1,600 claims, and checking every one took minutes.
     """
 
     def __init__(
@@ -151,8 +168,10 @@ class AnswerValidator:
         top_k: int = 5,
         judge_api_key: str | None = None,
         terminology: TerminologyChecker | None = None,
+        max_claims: int | None = None,
     ) -> None:
         self.terminology = terminology
+        self.max_claims = max_claims
         self.embedder = embedder
         self.extractor = extractor
         self.verifier = verifier
@@ -195,13 +214,29 @@ class AnswerValidator:
         return self.verifier.verify(list(claims), list(evidence)), None
 
     def validate(
-        self, question: str, answer: str, sources: Sequence[str] | None = None
+        self,
+        question: str,
+        answer: str,
+        sources: Sequence[str] | None = None,
+        deadline: float | None = None,
     ) -> ValidationResult:
+        """``deadline`` (a ``time.monotonic()`` value) is checked between stages:
+        ``TimeBudgetExceeded`` once it has passed."""
         claims = self.extractor.extract(answer)
+        notes: list[str] = []
+        if self.max_claims is not None and len(claims) > self.max_claims:
+            notes.append(
+                f"{len(claims)} claims found, the first {self.max_claims} checked "
+                "(detection.max_claims_per_answer)"
+            )
+            claims = claims[: self.max_claims]
+        _check_deadline(deadline, "claim extraction")
         # Definitional claims are checked against the terminology source first.
         terms = self.terminology.plan(question, claims) if self.terminology else []
         evidence = with_definitions(self._evidence(claims, sources), terms)
+        _check_deadline(deadline, "the evidence search")
         verdicts, probability = self._verdicts(claims, evidence)
+        _check_deadline(deadline, "verification")
         verdicts = settle(verdicts, terms, claims)
         results = [ClaimResult(c, v, e) for c, v, e in zip(claims, verdicts, evidence, strict=True)]
         if sources is not None:
@@ -250,6 +285,7 @@ class AnswerValidator:
             citation,
             probability,
             judged,
+            notes=notes,
             terminology=looked_up,
         )
 

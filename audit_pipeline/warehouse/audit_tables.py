@@ -156,7 +156,8 @@ def write_suite_prompts(warehouse: Warehouse, suite_name: str, suite: PromptSuit
     )
 
 
-def _response_row(record: ResponseRecord) -> dict[str, Any]:
+def response_row(record: ResponseRecord) -> dict[str, Any]:
+    """The ``responses`` row of one record (citations as JSON)."""
     row = record.to_row()
     row["citations"] = json.dumps(row["citations"])
     return row
@@ -164,7 +165,7 @@ def _response_row(record: ResponseRecord) -> dict[str, Any]:
 
 def write_responses(warehouse: Warehouse, audit_id: str, records: Sequence[ResponseRecord]) -> int:
     return warehouse.replace(
-        "responses", [_response_row(r) for r in records], {"audit_id": audit_id}
+        "responses", [response_row(r) for r in records], {"audit_id": audit_id}
     )
 
 

@@ -108,6 +108,38 @@ def load_evidence(warehouse: Warehouse, audit_id: str) -> dict[str, list[Evidenc
     return dict(evidence)
 
 
+def verdict_rows(
+    audit_id: str,
+    claims: Sequence[AuditClaim],
+    verdicts: Sequence[Verdict],
+    provenance: Mapping[str, Provenance] | None = None,
+) -> list[dict[str, Any]]:
+    """The ``verdicts`` rows of ``claims``; ``provenance`` as for ``write_verdicts``."""
+    rows = []
+    for claim, verdict in zip(claims, verdicts, strict=True):
+        origin = (provenance or {}).get(claim.claim_id)
+        row = VerdictRow.of(
+            audit_id,
+            claim,
+            verdict,
+            verdict_key=origin.verdict_key if origin else None,
+            vault_state=origin.vault_state if origin else None,
+            carried_from=origin.carried_from if origin else None,
+        )
+        rows.append(row.column_values())
+    return rows
+
+
+def judge_usage_statement(audit_id: str, verdicts: Sequence[Verdict]) -> tuple[str, list[Any]]:
+    """The statement that puts the judge usage of ``verdicts`` on the audit row."""
+    total = sum((v.usage for v in verdicts), LLMUsage())
+    return (
+        "UPDATE audits SET judge_calls = ?, judge_prompt_tokens = ?, "
+        "judge_completion_tokens = ?, judge_cost_usd = ? WHERE audit_id = ?",
+        [total.calls, total.prompt_tokens, total.completion_tokens, total.cost_usd, audit_id],
+    )
+
+
 def write_verdicts(
     warehouse: Warehouse,
     audit_id: str,
@@ -126,33 +158,16 @@ def write_verdicts(
 
     A re-verified audit therefore shows the judge bill of its latest verdicts, never a mix.
     """
-    rows = []
-    for claim, verdict in zip(claims, verdicts, strict=True):
-        origin = (provenance or {}).get(claim.claim_id)
-        row = VerdictRow.of(
-            audit_id,
-            claim,
-            verdict,
-            verdict_key=origin.verdict_key if origin else None,
-            vault_state=origin.vault_state if origin else None,
-            carried_from=origin.carried_from if origin else None,
-        )
-        rows.append(row.column_values())
-    total = sum((v.usage for v in verdicts), LLMUsage())
     return warehouse.replace_many(
-        [("verdicts", rows, {"audit_id": audit_id})],
-        statements=[
+        [
             (
-                "UPDATE audits SET judge_calls = ?, judge_prompt_tokens = ?, "
-                "judge_completion_tokens = ?, judge_cost_usd = ? WHERE audit_id = ?",
-                [
-                    total.calls,
-                    total.prompt_tokens,
-                    total.completion_tokens,
-                    total.cost_usd,
-                    audit_id,
-                ],
-            ),
+                "verdicts",
+                verdict_rows(audit_id, claims, verdicts, provenance),
+                {"audit_id": audit_id},
+            )
+        ],
+        statements=[
+            judge_usage_statement(audit_id, verdicts),
             *([(CHUNK_HISTORY_SQL, [])] if keep_chunk_history else []),
         ],
     )

@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
-from audit_pipeline.service.http_api import create_app
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.helpers import write_audit_config
+from audit_pipeline_tests.service.servers import running_api
 from audit_pipeline_tests.validation.sample_sources import BACKUP_SOURCES
 
 _WAREHOUSES: dict[str, Path] = {}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -31,21 +21,9 @@ def api(tmp_path_factory: pytest.TempPathFactory, sample_index_dir: Path) -> Ite
     root = tmp_path_factory.mktemp("api")
     config = write_audit_config(root, sample_index_dir)
     (root / "broken.yaml").write_text("vault: [unclosed\n")
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(config), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    url = f"http://127.0.0.1:{port}"
-    _WAREHOUSES[url] = root / "warehouse" / "audit.duckdb"
-    yield url
-    server.should_exit = True
-    thread.join(timeout=10)
+    with running_api(config) as running:
+        _WAREHOUSES[running.url] = root / "warehouse" / "audit.duckdb"
+        yield running.url
 
 
 def test_health(api: str) -> None:
@@ -139,28 +117,3 @@ def test_evaluate_runs_the_recorded_target(api: str) -> None:
     )
     assert {"claim", "label", "justification"} <= set(body["details"][0])
     assert body["audit_id"]
-
-
-def test_bearer_token(tmp_path: Path, sample_index_dir: Path, monkeypatch) -> None:
-    monkeypatch.setenv("AUDIT_API_TOKEN", "s3cret")
-    config = write_audit_config(tmp_path, sample_index_dir)
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(config), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        assert httpx.get(f"{base}/health").status_code == 200
-        body = {"config_path": "nope.yaml"}
-        assert httpx.post(f"{base}/evaluate", json=body).status_code == 401
-        wrong = {"Authorization": "Bearer nope"}
-        assert httpx.post(f"{base}/evaluate", json=body, headers=wrong).status_code == 401
-        right = {"Authorization": "Bearer s3cret"}
-        assert httpx.post(f"{base}/evaluate", json=body, headers=right).status_code == 404
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)

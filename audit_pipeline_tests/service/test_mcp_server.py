@@ -4,30 +4,20 @@ on 127.0.0.1."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import anyio
-import httpx
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.helpers import write_audit_config
-from audit_pipeline_tests.service.test_http_api import free_port
+from audit_pipeline_tests.service.servers import child_environment, running_mcp_http
 from audit_pipeline_tests.validation.sample_sources import BACKUP_SOURCES
 
 CHANGED = "Point-in-time recovery is possible to any moment in the last 30 days."
-
-
-def _environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
-    env.update(LITELLM_LOCAL_MODEL_COST_MAP="True", HF_HUB_OFFLINE="1")
-    return env
 
 
 def _payload(result) -> object:  # type: ignore[no-untyped-def]
@@ -73,7 +63,7 @@ def test_stdio_client_gets_a_contradicted_verdict(tmp_path: Path, sample_index_d
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "audit_pipeline.cli", "--config", str(config), "mcp"],
-        env=_environment(),
+        env=child_environment(),
     )
 
     async def main() -> tuple[dict, list]:
@@ -86,33 +76,9 @@ def test_stdio_client_gets_a_contradicted_verdict(tmp_path: Path, sample_index_d
 
 def test_streamable_http_on_localhost(tmp_path: Path, sample_index_dir: Path) -> None:
     config = write_audit_config(tmp_path, sample_index_dir)
-    port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "audit_pipeline.cli",
-        "--config",
-        str(config),
-        "mcp",
-        "--transport",
-        "http",
-        "--port",
-        str(port),
-    ]
-    process = subprocess.Popen(
-        command, env=_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/mcp", timeout=1)
-                break
-            except httpx.TransportError:
-                time.sleep(0.2)
+    with running_mcp_http(config) as url:
 
         async def main() -> tuple[dict, list]:
-            url = f"http://127.0.0.1:{port}/mcp"
             async with (
                 streamable_http_client(url) as (read, write),
                 ClientSession(read, write) as session,
@@ -120,7 +86,4 @@ def test_streamable_http_on_localhost(tmp_path: Path, sample_index_dir: Path) ->
                 return await _exercise(session)
 
         validated, hits = anyio.run(main)
-        _check(validated, hits, tmp_path)
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    _check(validated, hits, tmp_path)
