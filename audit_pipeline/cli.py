@@ -55,6 +55,23 @@ def _parser() -> argparse.ArgumentParser:
         "executor): the batches of detection.batches side by side (default 1: in this process)",
     )
     run.add_argument(
+        "--executor",
+        choices=["dask", "celery"],
+        help="run the batches of detection.batches on a cluster's workers, every other step "
+        "in this process: a Dask cluster (--scheduler, or a local one of --workers processes) "
+        "or Celery workers on the broker named by $AUDIT_CELERY_BROKER",
+    )
+    run.add_argument(
+        "--scheduler", metavar="tcp://HOST:PORT", help="with --executor dask: a running scheduler"
+    )
+    run.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="with --executor dask and no --scheduler: the local cluster's worker processes "
+        "(default 2)",
+    )
+    run.add_argument(
         "--fuzz",
         nargs="?",
         const="all",
@@ -144,6 +161,7 @@ def _progress_bar(
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from audit_pipeline.commands.cluster_preflight import DEFAULT_WORKERS, check_executor
     from audit_pipeline.commands.console import (
         print_gates,
         print_outcome,
@@ -170,6 +188,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     config_path, config = _load(args)
     target, suite = check_run(config, args)
+    check_executor(config, args)
     resume = None
     if args.resume:
         if args.repeat > 1:
@@ -196,6 +215,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         resume_audit_id=resume,
         fuzz=parse_transformations(args.fuzz),
         processes=args.processes,
+        executor=args.executor,
+        scheduler=args.scheduler,
+        workers=args.workers or DEFAULT_WORKERS,
     )
     log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
     outcomes = []

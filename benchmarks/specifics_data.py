@@ -27,6 +27,12 @@ connecting prose that holds no fact), and every claim is derived from a fact:
 
 So a paraphrase and a fabrication of one fact share their wording, and only the specific tells
 them apart; the vault and the answers cannot drift apart, because neither is written twice.
+A fabrication is false on a literal reading too, not only as a misquote of the policy: where a
+fact is a threshold ("trenches 5 feet deep or more", "purchases up to £5,000", "at least
+99.5%"), the wrong values move the threshold the way that makes the claim say more than the
+vault ("4 feet", "£10,000", "99.9%"), never the way that would make it a weaker true statement;
+no wrong range contains the vault's range. A deadline or interval stated as the rule itself
+("within 14 days", "every 12 months") is wrong in either direction, as an auditor reads it.
 Each fact has its own seeded random stream (``SEED`` and the fact's key), so the output is the
 same byte for byte on every run, and adding a fact changes no other fact's claims.
 

@@ -5,7 +5,8 @@ schedule use (``build_assets``), so a CI gate and the weekly audit judge identic
 every step runs in this process; with ``processes`` above 1 the ``full_audit`` job runs under
 Dagster's multiprocess executor, which starts a process per step (up to that many at once) and
 rebuilds the job in each from the configuration file (``reconstructable_audit_job``), so the
-batches of ``detection.batches`` run side by side.
+batches of ``detection.batches`` run side by side. With ``executor`` (``dask`` or ``celery``)
+the batches run on a cluster's workers instead, and every other step in this process.
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ class RunOptions:
     fuzz: Sequence[str] = ()
     # Steps run at once, each in its own process; 1 runs the whole audit in this process.
     processes: int = 1
+    # "dask" or "celery": the batch steps on a cluster's workers, the rest in this process.
+    executor: str | None = None
+    scheduler: str | None = None  # dask: a running scheduler, else a LocalCluster of workers
+    workers: int = 2
 
 
 # Steps after the decision is committed: their failure loses a file, not the audit.
@@ -145,6 +150,14 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
             "start_method": {"forkserver": {"preload_modules": [STEP_PRELOAD]}},
         }
         config["execution"] = {"config": {"multiprocess": multiprocess}}
+    if options.executor == "dask":
+        dask = {"scheduler": options.scheduler, "workers": options.workers}
+        config["execution"] = {"config": dask}
+    elif options.executor == "celery":  # the broker's URL stays in the environment
+        from audit_pipeline.defs.celery_cluster import BACKEND_ENV
+
+        backend = {"env": BACKEND_ENV} if os.environ.get(BACKEND_ENV) else None
+        config["execution"] = {"config": {"backend": backend}}
     return config
 
 
@@ -179,10 +192,10 @@ def run_audit(
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
     try:
-        if options.processes > 1:
+        if options.processes > 1 or options.executor is not None:
             runs = instance(config)
             with execute_job(
-                reconstructable_audit_job(config_path, "full_audit"),
+                reconstructable_audit_job(config_path, "full_audit", options.executor),
                 instance=runs,
                 run_config=_run_config(options),
                 tags={PARTITION_TAG: options.target},

@@ -33,6 +33,7 @@ from dagster import (
 )
 
 from audit_pipeline.claims.audit_claims import extract_claims
+from audit_pipeline.defs.cluster_execution import CLUSTER_STEP_TAGS
 from audit_pipeline.defs.resources import (
     AuditResource,
     JudgeKeyResource,
@@ -227,7 +228,7 @@ def _batched_evidence_asset(partitions: PartitionsDefinition, batches: int) -> A
         for work in plan_evidence(warehouse.get(), claims.audit_id, batches):
             yield DynamicOutput(work, mapping_key=f"batch_{work.batch}")
 
-    @op
+    @op(tags=CLUSTER_STEP_TAGS)  # a cluster executor's workers may run it
     def evidence_batch(
         settings: AuditResource, index: VaultIndexResource, work: EvidenceWork
     ) -> FoundEvidence:
@@ -371,7 +372,7 @@ def _batched_verdicts_asset(partitions: PartitionsDefinition, batches: int) -> A
         for batch in work:
             yield DynamicOutput(batch, output_name="work", mapping_key=f"batch_{batch.batch}")
 
-    @op
+    @op(tags=CLUSTER_STEP_TAGS)  # a cluster executor's workers may run it
     def verdict_batch(
         settings: AuditResource,
         index: VaultIndexResource,

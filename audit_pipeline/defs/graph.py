@@ -21,6 +21,7 @@ from dagster import (
     AssetChecksDefinition,
     AssetsDefinition,
     Definitions,
+    ExecutorDefinition,
     JobDefinition,
     StaticPartitionsDefinition,
     build_reconstructable_job,
@@ -82,10 +83,29 @@ def build_checks(config: AuditConfig) -> list[AssetChecksDefinition]:
     return [*VAULT_CHECKS]
 
 
-def build_definitions(config_path: str | Path | None = None) -> Definitions:
+def cluster_executor(name: str) -> ExecutorDefinition:
+    """The executor that runs the batch steps on a cluster: ``dask`` or ``celery`` (imported
+    only when asked for)."""
+    if name == "dask":
+        from audit_pipeline.defs.dask_cluster import dask_cluster_executor
+
+        return dask_cluster_executor
+    if name == "celery":
+        from audit_pipeline.defs.celery_cluster import celery_cluster_executor
+
+        return celery_cluster_executor
+    raise ValueError(f"unknown executor {name!r}: dask or celery")
+
+
+def build_definitions(
+    config_path: str | Path | None = None, executor: str | None = None
+) -> Definitions:
+    """Every definition; the jobs run under Dagster's default executor, or the cluster
+    ``executor`` named (see :func:`cluster_executor`)."""
     path = Path(config_path) if config_path else default_config_path()
     config = load_config(path)
     return Definitions(
+        executor=cluster_executor(executor) if executor else None,
         assets=[*build_assets(config), *EVALUATION_ASSETS],
         asset_checks=build_checks(config),
         jobs=[*build_jobs(), retrieval_eval_job],
@@ -95,23 +115,27 @@ def build_definitions(config_path: str | Path | None = None) -> Definitions:
     )
 
 
-def audit_job(config_path: str, job_name: str) -> JobDefinition:
+def audit_job(config_path: str, job_name: str, executor: str | None = None) -> JobDefinition:
     """One job of the definitions built from ``config_path``.
 
     Module-level on purpose: an executor that runs steps in other processes (multiprocess)
     rebuilds the job in each of them by importing this module and calling this function with
     the same arguments (see :func:`reconstructable_audit_job`).
     """
-    return build_definitions(config_path).resolve_job_def(job_name)
+    return build_definitions(config_path, executor).resolve_job_def(job_name)
 
 
-def reconstructable_audit_job(config_path: str | Path, job_name: str) -> ReconstructableJob:
-    """The job as ``dagster.execute_job`` needs it to run its steps in several processes."""
+def reconstructable_audit_job(
+    config_path: str | Path, job_name: str, executor: str | None = None
+) -> ReconstructableJob:
+    """The job as ``dagster.execute_job`` needs it to run its steps in several processes (or
+    on a cluster's workers, with ``executor``)."""
     return build_reconstructable_job(
         __name__,
         audit_job.__name__,
         reconstructable_kwargs={
             "config_path": str(Path(config_path).resolve()),
             "job_name": job_name,
+            "executor": executor,
         },
     )

@@ -11,6 +11,7 @@ from dagster import ConfigurableResource, EnvVar, InitResourceContext
 from pydantic import PrivateAttr
 
 from audit_pipeline.config import AuditConfig, load_config
+from audit_pipeline.defs.cluster_execution import in_cluster_worker
 from audit_pipeline.defs.run_storage import RunScopedIOManager
 from audit_pipeline.embedding import (
     SENTENCE_TRANSFORMERS,
@@ -48,8 +49,13 @@ class AuditResource(ConfigurableResource):
         return self._config
 
 
+class SecondWriterError(RuntimeError):
+    """The warehouse would get a writer besides the process that runs the audit."""
+
+
 class WarehouseResource(ConfigurableResource):
-    """The DuckDB warehouse; migrated to the latest schema before first use."""
+    """The DuckDB warehouse; migrated to the latest schema before first use. Never opened on
+    a cluster worker (see ``cluster_execution``)."""
 
     duckdb_path: str
     lock_timeout_s: float = 60.0
@@ -57,6 +63,12 @@ class WarehouseResource(ConfigurableResource):
     _warehouse: Warehouse | None = PrivateAttr(default=None)
 
     def get(self) -> Warehouse:
+        if in_cluster_worker():
+            raise SecondWriterError(
+                f"a step tried to open the warehouse {self.duckdb_path} on a cluster worker: "
+                "only the process that runs the audit writes it (run it with audit-pipeline "
+                "run --executor dask|celery, whose workers get only the batch steps)"
+            )
         if self._warehouse is None:
             warehouse = Warehouse(self.duckdb_path, self.lock_timeout_s)
             warehouse.migrate()

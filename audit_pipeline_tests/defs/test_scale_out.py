@@ -12,53 +12,18 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-from dagster import DagsterInstance, Definitions, GraphDefinition
+from dagster import Definitions, GraphDefinition
 
 from audit_pipeline.commands.run_audit import RunOptions, run_audit
 from audit_pipeline.config import load_config
 from audit_pipeline.defs.graph import build_definitions
-from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
-from audit_pipeline_tests.policy_workspace import ANSWERS, write_policy_workspace
-
-# Row identity and content; audit ids, timestamps and the vault state (a hash that includes
-# the workspace's own paths) differ between the two workspaces by construction.
-TABLES = {
-    "claims": (["claim_id"], ["prompt_id", "turn", "text", "start_char", "end_char", "kind"]),
-    "evidence": (
-        ["claim_id", "rank"],
-        [
-            "chunk_id",
-            "document",
-            "section",
-            "text",
-            "vector_score",
-            "bm25_score",
-            "fused_score",
-            "source",
-            "fallback_mode",
-        ],
-    ),
-    "verdicts": (
-        ["claim_id"],
-        [
-            "prompt_id",
-            "turn",
-            "label",
-            "probability",
-            "justification",
-            "supporting_chunk_ids",
-            "verifier",
-            "verifier_version",
-            "decided_by",
-            "judge_calls",
-            "error_spans",
-            "verdict_key",
-            "carried_from",
-        ],
-    ),
-}
+from audit_pipeline_tests.defs.batch_rows import (
+    BATCH_STEPS,
+    assert_rows_of_one_process,
+    step_processes,
+)
+from audit_pipeline_tests.policy_workspace import write_policy_workspace
 
 
 def _structure(defs: Definitions) -> dict[str, Any]:
@@ -96,28 +61,6 @@ def test_batches_keep_the_asset_keys_lineage_and_jobs(tmp_path: Path) -> None:
     ]
 
 
-def _rows(config_path: Path, table: str) -> pd.DataFrame:
-    keys, columns = TABLES[table]
-    warehouse = Warehouse(load_config(config_path).duckdb_path)
-    frame = warehouse.query(f"SELECT {', '.join(keys + columns)} FROM {table}")
-    return frame.sort_values(keys).reset_index(drop=True)
-
-
-def _step_processes(config_path: Path) -> dict[str, int]:
-    """Step key -> the process it ran in, from the CLI instance's record of its last run."""
-    home = load_config(config_path).duckdb_path.parent / "dagster_home"
-    instance = DagsterInstance.from_config(str(home))
-    (run,) = instance.get_runs(limit=1)
-    return {
-        entry.step_key: entry.dagster_event.pid
-        for entry in instance.all_logs(run.run_id)
-        if entry.dagster_event is not None
-        and entry.step_key is not None
-        and entry.dagster_event.event_type_value == "STEP_START"
-        and entry.dagster_event.pid is not None
-    }
-
-
 def test_two_batches_in_two_processes_write_the_rows_of_one(tmp_path: Path) -> None:
     single = write_policy_workspace(tmp_path / "single")
     batched = write_policy_workspace(tmp_path / "batched", batches=2)
@@ -131,21 +74,8 @@ def test_two_batches_in_two_processes_write_the_rows_of_one(tmp_path: Path) -> N
     assert json.loads(summary.read_text())["decision"] == first.outcome.decision
 
     # Each batch ran as its own step in its own process, apart from the planning step.
-    steps = _step_processes(batched)
-    batch_steps = sorted(step for step in steps if "_batch[" in step)
-    assert batch_steps == [
-        "evidence.evidence_batch[batch_0]",
-        "evidence.evidence_batch[batch_1]",
-        "verdicts.verdict_batch[batch_0]",
-        "verdicts.verdict_batch[batch_1]",
-    ]
-    assert len({steps[step] for step in batch_steps}) == 4
-    assert steps["verdicts.verdict_writer"] not in {steps[step] for step in batch_steps}
-
-    for table in TABLES:
-        one, two = _rows(single, table), _rows(batched, table)
-        assert len(one) > 0
-        pd.testing.assert_frame_equal(two, one, check_exact=False, rtol=1e-6)
-    verdicts = _rows(batched, "verdicts")
-    assert set(verdicts.prompt_id) == set(ANSWERS)
-    assert verdicts.carried_from.isna().all()  # verified in the batches, none carried over
+    steps = step_processes(batched)
+    assert sorted(step for step in steps if "_batch[" in step) == BATCH_STEPS
+    assert len({steps[step] for step in BATCH_STEPS}) == 4
+    assert steps["verdicts.verdict_writer"] not in {steps[step] for step in BATCH_STEPS}
+    assert_rows_of_one_process(single, batched)
