@@ -2,6 +2,7 @@
 
     python -m benchmarks.ragtruth [--data PATH] [--verifier local|llm|cascade] [--json OUT]
     python -m benchmarks.ragtruth --cv 5          # honest figures for the local verifier
+    python -m benchmarks.ragtruth --cv 5 --seeds 0-4   # the no-regression figure: mean of 5 seeds
 
 Runs on any RAGTruth-format JSONL (``task_type``, ``source_info``, ``response``, ``labels``).
 A response is predicted hallucinated when any of its claims is unsupported or contradicted;
@@ -320,6 +321,45 @@ def cross_validate(
     return report(records, verdicts_by_record, [p.claims for p in prepared], seconds)
 
 
+def mean_over_seeds(
+    prepared: Sequence[Prepared], embedder: Embedder, cv: int, seeds: Sequence[int]
+) -> dict[str, Any]:
+    """Grouped CV once per seed over the same prepared records; the response-level figures,
+    overall and per task, averaged over the seeds (the verifier's no-regression figure)."""
+    runs = [cross_validate(prepared, embedder, cv, seed) for seed in seeds]
+
+    def mean(pick: Any) -> float:
+        return float(np.mean([pick(run) for run in runs]))
+
+    keys = ("precision", "recall", "f1", "balanced_accuracy")
+    return {
+        "seeds": list(seeds),
+        "response_level": {k: mean(lambda r, k=k: r["response_level"][k]) for k in keys}
+        | {"trivial_f1": runs[0]["response_level"]["trivial_f1"]},
+        "by_task": {
+            task: {k: mean(lambda r, t=task, k=k: r["by_task"][t][k]) for k in keys}
+            for task in runs[0]["by_task"]
+        },
+        "span_f1": mean(lambda r: r["span_level"]["f1"]),
+        "per_seed": [
+            {
+                "seed": seed,
+                "f1": run["response_level"]["f1"],
+                "balanced_accuracy": run["response_level"]["balanced_accuracy"],
+            }
+            for seed, run in zip(seeds, runs, strict=True)
+        ],
+    }
+
+
+def _seed_list(text: str) -> list[int]:
+    """ "0-4" or "0,1,2" """
+    if "-" in text:
+        low, high = text.split("-", 1)
+        return list(range(int(low), int(high) + 1))
+    return [int(part) for part in text.split(",") if part.strip()]
+
+
 def run_verifier(
     records: Sequence[Record], embedder: Embedder, verifier: Any, top_k: int
 ) -> dict[str, Any]:
@@ -365,6 +405,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     parser.add_argument("--cv", type=int, default=0, help="K-fold grouped cross-validation")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seeds", default="", help="with --cv: several seeds (0-4 or 0,1,2), mean reported"
+    )
     parser.add_argument("--top-k", type=int, default=TOP_K)
     parser.add_argument("--limit", type=int, default=0, help="only the first N records")
     parser.add_argument(
@@ -381,6 +424,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         records = records[: args.limit]
     embedder = SentenceTransformerEmbedder()
     embedder.embed(["warm up"])  # model load is not per-response work
+    if args.verifier == "local" and args.seeds:
+        if not args.cv:
+            parser.error("--seeds needs --cv")
+        started = time.perf_counter()
+        prepared = prepare(records, embedder, args.top_k)
+        seconds = time.perf_counter() - started
+        summary = mean_over_seeds(prepared, embedder, args.cv, _seed_list(args.seeds))
+        summary["claims_per_s"] = sum(len(p.claims) for p in prepared) / seconds
+        r = summary["response_level"]
+        print(f"== local verifier, {args.cv}-fold grouped CV, seeds {args.seeds}, {args.data}")
+        print(
+            f"mean response level  P {r['precision']:.3f}  R {r['recall']:.3f}  "
+            f"F1 {r['f1']:.3f}  BA {r['balanced_accuracy']:.3f}  (trivial F1 {r['trivial_f1']:.3f})"
+        )
+        for task, m in summary["by_task"].items():
+            print(f"  {task:<9} F1 {m['f1']:.3f}  BA {m['balanced_accuracy']:.3f}")
+        for run in summary["per_seed"]:
+            print(f"  seed {run['seed']}: F1 {run['f1']:.3f}  BA {run['balanced_accuracy']:.3f}")
+        print(
+            f"span F1 {summary['span_f1']:.3f}; {summary['claims_per_s']:.1f} claims/s (features)"
+        )
+        if args.json:
+            args.json.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        return 0
     if args.verifier == "local":
         calibrated = args.response_rule == "calibrated"
         result = run_local(records, embedder, args.top_k, args.cv, args.seed, calibrated)

@@ -1,8 +1,13 @@
-"""The evidence stage over one audit: top-k passages per claim, from the vault or from the
+"""The evidence stage over one audit: top-k passages per claim, from the vault and from the
 context the bot logged.
 
 Vault evidence (hybrid search of the index) and logged-context evidence (``context.py``) meet
-here, so every claim gets one kind of evidence record whichever way it was found.
+here, so every claim gets one kind of evidence record whichever way it was found. Two things
+are added to what ranks best, because a verdict must not rest on absence that was never
+looked for: a claim answered from logged context is searched in the vault too (a logged
+context is often partial: a true claim it lacks is not a contradiction), and every name or
+identifier a claim states that its passages lack is looked up in the whole vault word for
+word (so "Okta is stated nowhere" means the vault was searched for it).
 """
 
 from __future__ import annotations
@@ -16,8 +21,11 @@ from audit_pipeline.evidence.context import ContextEvidence
 from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.specifics.extract import Kind, extract_many
 
 VAULT = "vault"
+# Passages added per name or identifier a claim's ranked passages lack.
+PHRASE_HITS = 2
 
 
 def _vault_passage(hit: SearchHit) -> EvidencePassage:
@@ -41,26 +49,63 @@ def gather_evidence(
     embedder: Embedder,
     top_k: int,
 ) -> dict[str, list[EvidencePassage]]:
-    """Top-k evidence per claim id.
+    """Evidence per claim id.
 
-    A response that came with the context the bot used (a RAG log) is checked against that
-    context: the question is whether the answer is faithful to what the bot saw. Every other
-    response is checked against the vault, searched once per claim in one embedding batch.
+    Every claim gets the vault's top-k passages (one search batch for all claims). A response
+    that came with the context the bot used (a RAG log) is checked against that context first:
+    its top-k ranked passages come first, the vault's follow. Then the names and identifiers
+    each claim states that none of its passages mention are looked up in the vault.
     """
     context_of = {(t.prompt_id, t.turn): t.context for t in turns if t.context}
-    evidence: dict[str, list[EvidencePassage]] = {}
+    evidence: dict[str, list[EvidencePassage]] = {c.claim_id: [] for c in claims}
     by_turn: dict[tuple[str, int], list[AuditClaim]] = defaultdict(list)
-    vault_claims: list[AuditClaim] = []
     for claim in claims:
         key = (claim.prompt_id, claim.turn)
-        (by_turn[key] if key in context_of else vault_claims).append(claim)
+        if key in context_of:
+            by_turn[key].append(claim)
     for key, turn_claims in by_turn.items():
         ranked = ContextEvidence(context_of[key], embedder, top_k=top_k).for_claims(
             [c.claim.text for c in turn_claims]
         )
-        evidence.update(zip((c.claim_id for c in turn_claims), ranked, strict=True))
-    if vault_claims:
-        hits = retriever.search_many([c.claim.text for c in vault_claims], k=top_k)
-        for claim, claim_hits in zip(vault_claims, hits, strict=True):
-            evidence[claim.claim_id] = [_vault_passage(hit) for hit in claim_hits]
+        for claim, passages in zip(turn_claims, ranked, strict=True):
+            evidence[claim.claim_id].extend(passages)
+    if claims:
+        hits = retriever.search_many([c.claim.text for c in claims], k=top_k)
+        for claim, claim_hits in zip(claims, hits, strict=True):
+            _extend(evidence[claim.claim_id], (_vault_passage(hit) for hit in claim_hits))
+        _look_up_names(claims, evidence, retriever)
     return evidence
+
+
+def _extend(passages: list[EvidencePassage], more: Iterable[EvidencePassage]) -> None:
+    texts = {p.text for p in passages}
+    for passage in more:
+        if passage.text not in texts:
+            texts.add(passage.text)
+            passages.append(passage)
+
+
+def _look_up_names(
+    claims: Sequence[AuditClaim],
+    evidence: dict[str, list[EvidencePassage]],
+    retriever: HybridRetriever,
+) -> None:
+    """Add the vault passages that hold a claim's names and identifiers word for word, for
+    those its passages do not mention."""
+    wanted: dict[str, list[str]] = {}
+    specifics = extract_many([c.claim.text for c in claims])
+    for claim, found in zip(claims, specifics, strict=True):
+        held = " ".join(p.text for p in evidence[claim.claim_id]).lower()
+        phrases = [
+            s.surface
+            for s in found
+            if s.kind in (Kind.NAME, Kind.IDENTIFIER) and s.surface.lower() not in held
+        ]
+        if phrases:
+            wanted[claim.claim_id] = phrases
+    if not wanted:
+        return
+    hits = retriever.phrase_hits([p for phrases in wanted.values() for p in phrases], PHRASE_HITS)
+    for claim_id, phrases in wanted.items():
+        for phrase in phrases:
+            _extend(evidence[claim_id], (_vault_passage(hit) for hit in hits.get(phrase, [])))

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import threading
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -39,16 +38,10 @@ from audit_pipeline.index.collections import CollectionPolicy
 from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.lance_index import VaultIndex, sql_string
 from audit_pipeline.reliability.circuit_breaker import CircuitBreaker, CircuitOpenError
+from audit_pipeline.specifics.identifiers import identifier_tokens
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-
-_IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])\w+(?:[-._]\w+)+(?![\w-])")
-
-
-def identifier_tokens(query: str) -> list[str]:
-    """Tokens such as ``TH-CR-09``, ``CC6.1`` or ``AES-256``: letters and digits, joined."""
-    return list(dict.fromkeys(_IDENTIFIER.findall(query)))
 
 
 class Retriever(Protocol):
@@ -141,6 +134,40 @@ class HybridRetriever:
             for query, fused in zip(unique, rankings, strict=True)
         }
         return [list(found[query]) for query in queries]
+
+    def phrase_hits(self, phrases: Sequence[str], k: int = 2) -> dict[str, list[SearchHit]]:
+        """Up to ``k`` chunks holding each phrase word for word (as the full-text index reads
+        words: case and punctuation aside). The evidence stage looks up a claim's names and
+        identifiers this way, so "stated nowhere in the vault" means searched for, not merely
+        missing from the best-ranked passages."""
+        wanted = list(dict.fromkeys(p for p in phrases if p.strip()))
+        if not wanted:
+            return {}
+        table = self.index.table()
+        found = _run(self._phrase_rows_many(table.version, wanted, k))
+        _name_chunks(table, found)
+        chunks = _chunk_rows(table, {int(row["_rowid"]) for rows in found for row in rows})
+        return {
+            phrase: [
+                self._hit(chunks[int(row["_rowid"])], None, float(row["_score"]), 0.0)
+                for row in rows
+            ]
+            for phrase, rows in zip(wanted, found, strict=True)
+        }
+
+    async def _phrase_rows_many(
+        self, version: int, phrases: Sequence[str], limit: int
+    ) -> list[list[dict[str, Any]]]:
+        table = await self.index.async_table()
+        await table.checkout(version)
+
+        async def search(phrase: str) -> list[dict[str, Any]]:
+            query = PhraseQuery(phrase, "text", slop=0, document_granularity=None)
+            request = table.query().nearest_to_text(query).select(["_score"]).with_row_id()
+            rows: list[dict[str, Any]] = await request.limit(limit).to_list()
+            return rows
+
+        return list(await asyncio.gather(*(search(phrase) for phrase in phrases)))
 
     def vector_search(self, query: str, k: int = 5) -> list[SearchHit]:
         """Vector similarity only (for comparison and diagnostics).

@@ -68,17 +68,46 @@ def trim(text: str, start: int, end: int) -> Span:
     return start, end
 
 
-def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
-    """Spans of the sentences of ``text[start:end]``; a newline always ends a sentence."""
+def sentence_spans(
+    text: str, start: int = 0, end: int | None = None, wrapped: bool = False
+) -> list[Span]:
+    """Spans of the sentences of ``text[start:end]``; a newline ends a sentence.
+
+    With ``wrapped`` (text whose lines were broken for layout, as a PDF's are), a newline
+    followed by a lowercase word continues the sentence, unless the line is a table row.
+    """
     end = len(text) if end is None else end
     spans: list[Span] = []
     line_start = start
     while line_start < end:
         newline = text.find("\n", line_start, end)
+        while wrapped and newline != -1 and _continues(text, line_start, newline, end):
+            newline = text.find("\n", newline + 1, end)
         line_end = end if newline == -1 else newline
         spans.extend(_line_sentences(text, line_start, line_end))
         line_start = line_end + 1
     return spans
+
+
+# A line broken for layout is long; short lines ("attributes WiFi: no") are records or items.
+WRAPPED_LINE_CHARS = 50
+# "review text: ...", "attributes WiFi: no": a record's "key: value" line, never wrapped prose.
+_RECORD_LINE = re.compile(r"[^:.!?\n]{1,60}:\s")
+
+
+def _continues(text: str, line_start: int, newline: int, end: int) -> bool:
+    """The line ending at ``newline`` was wrapped: the next one goes on with a lowercase word
+    and neither is a table row."""
+    following = text[newline + 1 : end].lstrip(" \t")
+    line = text[line_start:newline].strip()
+    return (
+        bool(following)
+        and following[0].islower()
+        and len(line) >= WRAPPED_LINE_CHARS
+        and not _RECORD_LINE.match(line)
+        and not line.startswith("|")
+        and not line.endswith((".", "!", "?", ":", "|"))
+    )
 
 
 def _line_sentences(text: str, start: int, end: int) -> Iterator[Span]:

@@ -13,17 +13,27 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 import numpy as np
 
 from audit_pipeline.embedding import Embedder, MemoEmbedder
+from audit_pipeline.specifics.extract import extract_many
+from audit_pipeline.specifics.quantities import (
+    Quantity,
+    is_near,
+    quantities,
+    quantity_keys,
+    unit_conflicts,
+)
 from audit_pipeline.text.sentences import sentence_spans
 from audit_pipeline.text.tokens import content_stems, content_words, raw_tokens, stem
 from audit_pipeline.verification.entailment import EntailmentModel
+from audit_pipeline.verification.evidence_units import evidence_units
 from audit_pipeline.verification.fields import FieldCheck, boolean_fields, check_fields
 from audit_pipeline.verification.lexicon import is_descriptive, rarity
+from audit_pipeline.verification.polarity import PolarityFinding, check_polarity
 from audit_pipeline.verification.rewrites import RewriteEdit, closest_rewrite, evidence_words
 from audit_pipeline.verification.signals import (
     ANTONYMS,
@@ -31,15 +41,17 @@ from audit_pipeline.verification.signals import (
     HEDGES,
     NAME_ALIASES,
     TEMPORAL_WORDS,
-    Quantity,
     acronym_expansions,
-    is_near,
     negation_count,
     proper_names,
-    quantities,
-    quantity_keys,
     surface_words,
-    unit_conflicts,
+)
+from audit_pipeline.verification.specifics_check import (
+    Grounding,
+    Reworded,
+    SpecificFinding,
+    check_specifics,
+    in_evidence_wording,
 )
 from audit_pipeline.verification.windows import claim_window, evidence_sentences
 
@@ -114,14 +126,20 @@ class Alignment:
     claim: str = ""
     # The judged word edits when the claim is a close rewrite of one evidence sentence.
     rewrite: tuple[RewriteEdit, ...] = ()
+    # What all the evidence says about each specific of the claim, and a polarity flip.
+    specifics: tuple[SpecificFinding, ...] = ()
+    polarity: PolarityFinding | None = None
 
     def vector(self) -> np.ndarray:
         return np.array([self.features[name] for name in FEATURE_NAMES], dtype=np.float64)
 
+    def specifics_with(self, status: Grounding) -> tuple[SpecificFinding, ...]:
+        return tuple(f for f in self.specifics if f.status is status)
+
 
 def split_evidence(text: str, chunk_id: str) -> list[EvidenceSentence]:
     out: list[EvidenceSentence] = []
-    for start, end in sentence_spans(text):
+    for start, end in sentence_spans(text, wrapped=True):
         sentence = text[start:end]
         out.append(
             EvidenceSentence(
@@ -418,13 +436,15 @@ def align_claim(
     )
 
     # Hard conflicts make a claim "contradicted" when it is well aligned; notes only explain.
-    conflicts = [f"number {q.surface!r} differs from the evidence" for q in number_conflicts]
-    conflicts.extend(f"states the opposite of {text!r}" for text in fields.false_asserted)
+    # A number that differs is the specifics check's to judge (with units and what it is
+    # about); here it is only noted.
+    conflicts = [f"states the opposite of {text!r}" for text in fields.false_asserted]
     conflicts.extend(f"denies {text!r}" for text in fields.true_denied)
     conflicts.extend(f"{w!r} flips the evidence" for w in flips)
-    notes = [
+    notes = [f"number {q.surface!r} is not in the aligned evidence" for q in number_conflicts]
+    notes.extend(
         f"states {text!r}, which the evidence leaves unknown" for text in fields.unknown_stated
-    ]
+    )
     notes.extend(f"measurement clash: {clash}" for clash in clashes)
     conflicts.extend(edit.describe() for edit in rewrite if edit.contradicts)
     notes.extend(edit.describe() for edit in rewrite if not edit.contradicts)
@@ -476,7 +496,13 @@ class FeatureBuilder:
                         seen.add(sentence.text)
                         sentences.append(sentence)
             per_claim.append(sentences)
-        all_texts = list(claims) + [s.text for sentences in per_claim for s in sentences]
+        checks = checked_facts(claims, evidence)
+        # Values the evidence states in other words are read in its words (``Reworded``).
+        read = [
+            in_evidence_wording(claim, findings)
+            for claim, (findings, _) in zip(claims, checks, strict=True)
+        ]
+        all_texts = [r.text for r in read] + [s.text for sentences in per_claim for s in sentences]
         vectors = self._vectors(all_texts)
         claim_vectors = vectors[: len(claims)]
         offset = len(claims)
@@ -484,8 +510,12 @@ class FeatureBuilder:
         for i, sentences in enumerate(per_claim):
             sentence_vectors = vectors[offset : offset + len(sentences)]
             offset += len(sentences)
-            out.append(align_claim(claims[i], claim_vectors[i], sentences, sentence_vectors))
-        self._add_entailment(claims, per_claim, out)
+            alignment = _in_original_words(
+                align_claim(read[i].text, claim_vectors[i], sentences, sentence_vectors), read[i]
+            )
+            alignment.specifics, alignment.polarity = checks[i]
+            out.append(alignment)
+        self._add_entailment([r.text for r in read], per_claim, out)
         return out
 
     def _add_entailment(
@@ -507,3 +537,27 @@ class FeatureBuilder:
         for index, alignment in enumerate(alignments):
             alignment.features["nli_unsupported"] = 1.0 - float(scores.entailed[index])
             alignment.features["nli_contradicted"] = float(scores.contradicted[index])
+
+
+def _in_original_words(alignment: Alignment, read: Reworded) -> Alignment:
+    """An alignment computed on the reworded claim, pointing into the original claim."""
+    if read.text == read.original:
+        return alignment
+    rewrite = []
+    for edit in alignment.rewrite:
+        start, end = read.to_original(edit.start, edit.end)
+        rewrite.append(replace(edit, start=start, end=end, new=read.original[start:end]))
+    return replace(alignment, claim=read.original, rewrite=tuple(rewrite))
+
+
+def checked_facts(
+    claims: Sequence[str], evidence: Sequence[Sequence[tuple[str, str]]]
+) -> list[tuple[tuple[SpecificFinding, ...], PolarityFinding | None]]:
+    """The checked facts of each claim against all its evidence: its specifics
+    (``specifics_check.py``) and its polarity (``polarity.py``)."""
+    extract_many(list(claims))  # parse the claims in one batch
+    out = []
+    for claim, passages in zip(claims, evidence, strict=True):
+        units = evidence_units(passages)
+        out.append((check_specifics(claim, units), check_polarity(claim, units)))
+    return out

@@ -53,6 +53,11 @@ class FieldCheck:
     unknown_stated: tuple[str, ...] = ()
 
 
+def is_field_line(text: str) -> bool:
+    """A ``key: yes|no|unknown`` record line (its polarity is read here, not as prose)."""
+    return bool(_FIELD.match(text.strip()))
+
+
 def boolean_fields(sentences: Sequence[str]) -> list[BooleanField]:
     parsed: list[tuple[str, bool | None, list[str], str]] = []
     for sentence in sentences:

@@ -19,6 +19,7 @@ from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.verification.aggregate import response_features
 from audit_pipeline.verification.features import Alignment, FeatureBuilder
 from audit_pipeline.verification.scorer import LocalModel
+from audit_pipeline.verification.specifics_check import Grounding
 from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Label, Verdict
 
 _WORDS = re.compile(r"\w+")
@@ -26,8 +27,6 @@ _WORDS = re.compile(r"\w+")
 # the same thing as the claim; otherwise the claim is merely unsupported.
 ALIGNED_COSINE = 0.6
 ALIGNED_COVERAGE = 0.6
-# A measurement clash (same unit, other value) needs only a loose alignment.
-CLASH_COVERAGE = 0.4
 # The entailment model's contradiction output names the kind of a claim the combined model
 # already flags: such a claim is contradicted rather than unsupported. Letting the model's
 # reading flag claims on its own was measured on RAGTruth (grouped CV) and lowered response F1
@@ -42,6 +41,28 @@ NLI_HARD_COVERAGE = 0.85
 # Paris" where it says Berlin, "as confirmed by X") is unsupported whatever the answer-level
 # model says. Measured: RAGTruth F1 -0.004 (noise), vault entity-swap probes 0.42 -> 0.96.
 NAME_REWRITE_COVERAGE = 0.7
+
+# Which check decided a verdict (``verdicts.decided_by``), so an analyst can count them in SQL.
+SPECIFICS = "specifics"  # a number, date, name or identifier that clashes or is stated nowhere
+POLARITY = "polarity"  # denies what the evidence asserts, or the reverse
+REWRITE = "rewrite"  # a close rewrite's changed words, a flipped yes/no field
+MODEL = "model"  # the learned combination of the alignment features and the cross-encoder
+# ``verdicts.probability`` is p(supported) and reads the same whatever decided the label: a
+# hallucination below 0.5, weakly supported from 0.5, supported from 0.75. A checked fact that
+# differs is as sure as the check.
+WEAK_FROM = 0.5
+SUPPORTED_FROM = 0.75
+CHECKED_CONTRADICTED = 0.05
+CHECKED_UNSUPPORTED = 0.2
+
+
+@dataclass(frozen=True)
+class CheckedFact:
+    """A check that decides the label whatever the learned model reads."""
+
+    label: Label
+    check: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -98,6 +119,11 @@ class LocalVerifier:
         return self.decide_response(self.align(claims, evidence))
 
     def decide(self, alignments: Sequence[Alignment]) -> list[Verdict]:
+        """Per-claim verdicts (``decide_response`` weighs the claims of one answer together)."""
+        return [self._final(v, a) for v, a in zip(self._raw(alignments), alignments, strict=True)]
+
+    def _raw(self, alignments: Sequence[Alignment]) -> list[Verdict]:
+        """Verdicts whose probability is still the fitted model's own (its thresholds apply)."""
         if not alignments:
             return []
         matrix = np.stack([alignment.vector() for alignment in alignments])
@@ -106,6 +132,15 @@ class LocalVerifier:
             self._verdict(alignment, float(p))
             for alignment, p in zip(alignments, probabilities, strict=True)
         ]
+
+    def _final(self, verdict: Verdict, alignment: Alignment) -> Verdict:
+        """The probability put on the scale every verdict shares, consistent with its label."""
+        probability = self.model.thresholds.calibrated(verdict.probability)
+        fact = checked_fact(alignment)
+        if fact is not None and fact.label is verdict.label:
+            cap = CHECKED_CONTRADICTED if fact.label is Label.CONTRADICTED else CHECKED_UNSUPPORTED
+            probability = min(probability, cap)
+        return replace(verdict, probability=round(_in_band(verdict.label, probability), 4))
 
     def decide_response(self, alignments: Sequence[Alignment]) -> ResponseAssessment:
         """Response-level calibration.
@@ -120,8 +155,8 @@ class LocalVerifier:
         softened there too, while a close rewrite that brings in a name the evidence lacks is
         not.
         """
-        verdicts = self.decide(alignments)
-        hard = [_hard_conflict(a) or _unsupported_rewrite(a) for a in alignments]
+        verdicts = self._raw(alignments)
+        hard = [checked_fact(a) is not None for a in alignments]
         matrix = (
             np.stack([a.vector() for a in alignments])
             if alignments
@@ -154,6 +189,7 @@ class LocalVerifier:
                 else v
                 for v, is_hard in zip(verdicts, hard, strict=True)
             ]
+        verdicts = [self._final(v, a) for v, a in zip(verdicts, alignments, strict=True)]
         hallucinated = any(v.label in HALLUCINATION_LABELS for v in verdicts)
         return ResponseAssessment(verdicts, probability, hallucinated)
 
@@ -171,17 +207,16 @@ class LocalVerifier:
     def _verdict(self, alignment: Alignment, probability: float) -> Verdict:
         thresholds = self.model.thresholds
         features = alignment.features
+        fact = checked_fact(alignment)
+        check = MODEL
         if alignment.best_sentence is None:
             label = Label.UNSUPPORTED
-        elif _hard_conflict(alignment) or (
-            probability < thresholds.unsupported
-            and _nli_contradicts(features)
-            and not _verbatim(alignment)
-        ):
+        elif fact is not None:
+            label, check = fact.label, fact.check
+            probability = min(probability, thresholds.unsupported - 1e-6)
+        elif probability < thresholds.unsupported and _nli_contradicts(features):
             label = Label.CONTRADICTED
-            probability = min(probability, thresholds.unsupported)
-        elif probability < thresholds.unsupported or _unsupported_rewrite(alignment):
-            probability = min(probability, thresholds.unsupported)
+        elif probability < thresholds.unsupported:
             label = Label.UNSUPPORTED
         elif probability < thresholds.weak:
             label = Label.WEAKLY_SUPPORTED
@@ -189,20 +224,68 @@ class LocalVerifier:
             label = Label.SUPPORTED
         return Verdict(
             label=label,
-            probability=round(probability, 4),
-            justification=justify(alignment),
-            supporting_chunk_ids=alignment.supporting_chunk_ids,
+            probability=probability,
+            justification=justify(alignment, label),
+            supporting_chunk_ids=_chunks(alignment, fact),
             verifier=self.name,
             verifier_version=self.version,
-            decided_by="local",
+            decided_by=check,
             error_spans=error_spans(alignment),
         )
+
+
+def _in_band(label: Label, probability: float) -> float:
+    """``probability`` moved into its label's band (a response-level decision can move a
+    claim across a threshold its own probability did not cross)."""
+    if label is Label.SUPPORTED:
+        return max(probability, SUPPORTED_FROM)
+    if label is Label.WEAKLY_SUPPORTED:
+        return min(max(probability, WEAK_FROM), SUPPORTED_FROM - 0.01)
+    return min(probability, WEAK_FROM - 0.01)
+
+
+def checked_fact(alignment: Alignment) -> CheckedFact | None:
+    """The check that decides this claim whatever the model reads, if any: a specific that
+    clashes with the evidence about the same thing, a denied (or reversed) statement, a close
+    rewrite's contradicting edit or flipped field (contradicted); a specific stated nowhere, a
+    close rewrite that adds a name or number or weakens a quantifier (unsupported)."""
+    clashes = alignment.specifics_with(Grounding.CLASH)
+    if clashes:
+        return CheckedFact(Label.CONTRADICTED, SPECIFICS, "; ".join(f.describe() for f in clashes))
+    if alignment.polarity is not None:
+        return CheckedFact(Label.CONTRADICTED, POLARITY, alignment.polarity.describe())
+    conflict = _rewrite_conflict(alignment)
+    if conflict:
+        return CheckedFact(Label.CONTRADICTED, REWRITE, conflict)
+    absent = alignment.specifics_with(Grounding.ABSENT)
+    if absent:
+        return CheckedFact(Label.UNSUPPORTED, SPECIFICS, "; ".join(f.describe() for f in absent))
+    if _unsupported_rewrite(alignment):
+        return CheckedFact(Label.UNSUPPORTED, REWRITE, "; ".join(alignment.notes))
+    return None
+
+
+def _chunks(alignment: Alignment, fact: CheckedFact | None) -> tuple[str, ...]:
+    """The chunks the verdict rests on: for a clash, those holding the evidence's value."""
+    clashing = tuple(
+        dict.fromkeys(f.chunk_id for f in alignment.specifics_with(Grounding.CLASH) if f.chunk_id)
+    )
+    if fact is not None and fact.check == SPECIFICS and clashing:
+        return clashing
+    if fact is not None and fact.check == POLARITY and alignment.polarity is not None:
+        return (alignment.polarity.chunk_id,)
+    return alignment.supporting_chunk_ids
 
 
 def error_spans(alignment: Alignment) -> tuple[tuple[int, int], ...]:
     """Where in the claim the numbers and names the evidence lacks, and the words a close
     rewrite changed, are (claim-relative)."""
     spans = {(edit.start, edit.end) for edit in alignment.rewrite}
+    spans.update(
+        (f.specific.start, f.specific.end)
+        for f in alignment.specifics
+        if f.status is not Grounding.GROUNDED
+    )
     for text in (*alignment.unseen_quantities, *alignment.unseen_names):
         start = alignment.claim.lower().find(text.lower())
         if text and start >= 0:
@@ -210,24 +293,28 @@ def error_spans(alignment: Alignment) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(spans))
 
 
-def _hard_conflict(alignment: Alignment) -> bool:
-    """A checked fact differs: a close rewrite of an evidence sentence that negates it or
-    swaps a word for its opposite, a month or a number; a number or polarity flip against a
-    well-aligned sentence; a yes/no field (its own alignment); or a measurement in the same
-    unit (a loose one)."""
+def _rewrite_conflict(alignment: Alignment) -> str:
+    """Why a close rewrite or a flag contradicts the evidence ("" when nothing does): a close
+    rewrite that negates an evidence sentence or swaps a word for its opposite, a month or a
+    number; an opposite word against a well-aligned sentence; a flipped yes/no field; a close
+    rewrite the entailment model reads as a clear contradiction, unless the specifics check
+    found its values in the evidence (the model has not learnt that 60 minutes are 1 hour)."""
     features = alignment.features
     aligned = features["cos_max"] >= ALIGNED_COSINE or features["lex_best"] >= ALIGNED_COVERAGE
-    return (
-        any(edit.contradicts for edit in alignment.rewrite)
-        or bool(alignment.conflicts and aligned)
-        or features["field_flipped"] > 0
-        or (features["num_unit_conflict"] > 0 and features["lex_best"] >= CLASH_COVERAGE)
-        or (
-            features["nli_contradicted"] >= NLI_HARD_CONTRADICTED
-            and features["lex_best"] >= NLI_HARD_COVERAGE
-            and not _verbatim(alignment)
+    if alignment.conflicts and (aligned or features["field_flipped"] > 0):
+        return "; ".join(alignment.conflicts)
+    if (
+        features["nli_contradicted"] >= NLI_HARD_CONTRADICTED
+        and features["lex_best"] >= NLI_HARD_COVERAGE
+        and not _verbatim(alignment)
+        and not any(f.evidence and f.specific.is_value for f in alignment.specifics)
+        and alignment.best_sentence is not None
+    ):
+        return (
+            f"the entailment model reads it as a contradiction of "
+            f"{alignment.best_sentence.text!r} ({features['nli_contradicted']:.2f})"
         )
-    )
+    return ""
 
 
 def _verbatim(alignment: Alignment) -> bool:
@@ -257,14 +344,21 @@ def _nli_contradicts(features: dict[str, float]) -> bool:
     )
 
 
-def justify(alignment: Alignment) -> str:
-    """A short human-readable account of the alignment, for the report."""
+def justify(alignment: Alignment, label: Label | None = None) -> str:
+    """A short human-readable account of the alignment, for the report: first the check that
+    decided the label, when a check did."""
     best = alignment.best_sentence
     if best is None:
         return "No evidence passages were retrieved for this claim."
     features = alignment.features
     snippet = best.text if len(best.text) <= 160 else best.text[:157] + "..."
-    parts = [
+    fact = checked_fact(alignment)
+    parts = (
+        []
+        if fact is None or fact.label is not label
+        else [f"{fact.label.value.capitalize()} ({fact.check}): {fact.reason}"]
+    )
+    parts += [
         f"Closest evidence ({best.chunk_id}): {snippet!r}",
         f"similarity {features['cos_max']:.2f}, "
         f"content words found in evidence {features['lex_all']:.0%}",

@@ -58,6 +58,17 @@ class Thresholds:
     response: float
     span: float
 
+    def calibrated(self, probability: float) -> float:
+        """The model's p(supported) on the scale verdicts report: ``unsupported`` maps to 0.5
+        and ``weak`` to 0.75, linearly between, so a reader of ``verdicts.probability`` (and
+        the cascade's band) needs no knowledge of where this model's cut points lie."""
+        p = min(max(probability, 0.0), 1.0)
+        if p < self.unsupported:
+            return 0.5 * p / self.unsupported
+        if p < self.weak:
+            return 0.5 + 0.25 * (p - self.unsupported) / (self.weak - self.unsupported)
+        return 0.75 + 0.25 * (p - self.weak) / (1.0 - self.weak) if self.weak < 1 else 1.0
+
 
 @dataclass(frozen=True)
 class LocalModel:

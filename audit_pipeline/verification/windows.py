@@ -26,7 +26,7 @@ def evidence_sentences(passages: Sequence[str]) -> list[str]:
     """The sentences of the passages, in order, each capped at ``SENTENCE_WORDS`` words."""
     out: list[str] = []
     for passage in passages:
-        for start, end in sentence_spans(passage):
+        for start, end in sentence_spans(passage, wrapped=True):
             words = passage[start:end].split()
             for offset in range(0, len(words), SENTENCE_WORDS):
                 out.append(" ".join(words[offset : offset + SENTENCE_WORDS]))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from audit_pipeline.verification.signals import (
+from audit_pipeline.specifics.quantities import (
     is_near,
     quantities,
     quantity_keys,

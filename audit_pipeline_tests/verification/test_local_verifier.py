@@ -49,9 +49,9 @@ def test_faithful_paraphrase_is_supported(
 ) -> None:
     [verdict] = judge(local_verifier, embedder, "Customer data is encrypted at rest using AES-256.")
     assert verdict.label is Label.SUPPORTED
-    assert verdict.probability > local_verifier.model.thresholds.weak
+    assert verdict.probability >= 0.75  # p(supported) on the scale every verdict shares
     assert verdict.supporting_chunk_ids[0] == VAULT[1].chunk_id
-    assert (verdict.verifier, verdict.decided_by) == ("local", "local")
+    assert (verdict.verifier, verdict.decided_by) == ("local", "model")
 
 
 def test_number_that_differs_from_the_evidence_is_contradicted(

@@ -1,0 +1,294 @@
+"""Numbers, measurements, times of day and numbered names in text, with the values they stand
+for.
+
+"2 mm" is not "2 hours", "TLS 1.2" is a name and not an amount, "Para 9-2" says where a fact is
+and not what it is: every check that compares a claim's numbers with its evidence's needs these
+distinctions, so they are made once, here, for the evidence stage and the verifier alike.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from audit_pipeline.text.sentences import trim
+
+_MULTIPLIERS = {
+    "thousand": 1e3,
+    "k": 1e3,
+    "million": 1e6,
+    "m": 1e6,
+    "mn": 1e6,
+    "billion": 1e9,
+    "bn": 1e9,
+    "b": 1e9,
+    "trillion": 1e12,
+}
+_NUMBER_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
+    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+    "hundred": 100, "dozen": 12,
+}  # fmt: skip
+# Units that make a number a measurement: "2 mm" is not "2 hours". Canonical name, spellings.
+_UNIT_ALIASES = (
+    ("%", r"%|percent\b|per\s?cent\b"),
+    ("mm", r"mm\b|millimet(?:er|re)s?\b"),
+    ("cm", r"cm\b|centimet(?:er|re)s?\b"),
+    ("km", r"km\b|kilomet(?:er|re)s?\b"),
+    ("metre", r"met(?:er|re)s?\b"),
+    ("inch", r"inch(?:es)?\b"),
+    ("ft", r"ft\b|feet\b|foot\b"),
+    ("kg", r"kg\b|kilo(?:gram)?s?\b"),
+    ("gram", r"grams?\b"),
+    ("lb", r"lbs?\b"),
+    ("ms", r"ms\b|milliseconds?\b"),
+    ("second", r"seconds?\b|secs?\b"),
+    ("minute", r"minutes?\b|mins?\b"),
+    ("hour", r"hours?\b|hrs?\b|h\b"),
+    ("day", r"days?\b"),
+    ("week", r"weeks?\b|wks?\b"),
+    ("month", r"months?\b|mos?\b"),
+    ("year", r"years?\b|yrs?\b"),
+    ("kb", r"kb\b|kilobytes?\b"),
+    ("mb", r"mb\b|megabytes?\b"),
+    ("gb", r"gb\b|gigabytes?\b"),
+    ("tb", r"tb\b|terabytes?\b"),
+    ("mbps", r"mbps\b|mbit/s\b"),
+    ("gbps", r"gbps\b|gbit/s\b"),
+    ("°c", r"°\s?c\b|degrees?\s+c(?:elsius)?\b"),
+    ("°f", r"°\s?f\b|degrees?\s+f(?:ahrenheit)?\b"),
+    ("$", r"dollars?\b|usd\b"),
+    ("€", r"euros?\b|eur\b"),
+    ("£", r"gbp\b|pounds? sterling\b"),
+)
+_UNIT_NAMES = tuple(name for name, _ in _UNIT_ALIASES)
+_ANY_UNIT = "|".join(alias for _, alias in _UNIT_ALIASES)
+# After the number: "3 mm", "3mm", "30-day", "2,000 operating hours".
+_UNIT = re.compile(
+    r"(?:[^\S\n]*|-)(?:(?:business|working|calendar|operating|consecutive|additional|more"
+    r"|extra)\s+)?(?:"
+    + "|".join(f"(?P<u{i}>{alias})" for i, (_, alias) in enumerate(_UNIT_ALIASES))
+    + ")",
+    re.IGNORECASE,
+)
+_CURRENCY_BEFORE = re.compile(r"(?:([$€£])|\b(usd|eur|gbp))[^\S\n]?$", re.IGNORECASE)
+_CURRENCY = {"$": "$", "usd": "$", "€": "€", "eur": "€", "£": "£", "gbp": "£"}
+# "2-3 days", "14 or 30 days": the first number is measured in the second one's unit.
+_RANGE_NEXT = re.compile(
+    r"[^\S\n]*(?:-|\u2013|to|or)[^\S\n]*[$€£]?\d[\d,]*(?:\.\d+)?"
+    r"(?:[^\S\n]*(?:thousand|million|billion|k|m|bn)\b)?",
+    re.IGNORECASE,
+)
+
+# Where a document is, not what it says: "Para 9-2", "Section 4.3", "§ 5", "clause 12(b)",
+# list ordinals at the start of a line ("1.", "2)", "- 3.") and numbered headings ("## 4.2").
+_REF_LABEL = (
+    r"(?:[A-Z]\.?)?\d+(?:[.\-\u2013]\d+)*[a-z]?(?:\([a-z0-9]+\))*(?!\.?\d)"
+    rf"(?!\s*(?:{_ANY_UNIT}))"  # "parts 2 years" is a warranty, not a reference
+)
+_REFERENCE = re.compile(
+    r"(?:\b(?:para(?:graph)?s?|para\.|sections?|sec\.|chapters?|ch\.|articles?|art\.|clauses?"
+    r"|steps?|tables?|figures?|figs?\.|appendix|appendices|annex(?:es)?|parts?|pages?|pp?\."
+    r"|schedules?|rules?)|§§?|¶)[^\S\n]*(?:no\.\s*)?"
+    + _REF_LABEL
+    + r"(?:\s*(?:,|and|or|to|through|&|-|\u2013)\s*"
+    + _REF_LABEL
+    + ")*",
+    re.IGNORECASE,
+)
+_ORDINAL = re.compile(r"^[ \t>]*(?:[-*+•][ \t]+)?\(?\d{1,3}[.)](?=\s|$)", re.MULTILINE)
+_HEADING_NUMBER = re.compile(
+    rf"^[ \t]*#{{1,6}}[ \t]*\d{{1,3}}(?:\.\d{{1,3}})*\.?(?=\s)(?!\s*(?:{_ANY_UNIT}))",
+    re.MULTILINE | re.IGNORECASE,
+)
+# Names with a number in them compare as whole names, never as amounts: "ISO 27001",
+# "SOC 2", "TLS 1.2", "TLS version 1.2", "v2.1", "version 3.4.1". "TLS 1.3" against
+# evidence "TLS 1.2" is unseen; "1.2" no longer matches "1.2 seconds".
+_ACRONYM_ID = re.compile(
+    r"\b(?!(?:USD|EUR|GBP|AM|PM)\b)([A-Z]{2,6})(?:/[A-Z]{2,6})*\)?"
+    r"(?:\s+(?i:version|ver\.|v)\s?|\s?v?)(\d+(?:[.-]\d+)*)(?::\d{4})?(?![.-]?\d)(?!\w)"
+    rf"(?!(?i:[^\S\n]*(?:{_ANY_UNIT})))"
+)
+# A further version of the same name right after it: "and 1.1", ", 1.2", "/1.3", "or v2".
+_ID_CONTINUATION = re.compile(r"\s*(?:,|/|and|or|&)\s*v?(\d+(?:\.\d+)+)(?![.-]?\d)(?!\w)")
+_TRAILING_ZEROS = re.compile(r"(?:\.0)+$")
+_VERSION_ID = re.compile(r"\b(?:version|ver\.|v)\s?(\d+(?:\.\d+)*)(?!\.?\d)(?!\w)", re.IGNORECASE)
+
+_AMPM = re.compile(r"(?<![\w.:])(\d{1,2})(?::(\d{2}))?\s*([ap])\.?\s?m\b\.?", re.IGNORECASE)
+_CLOCK = re.compile(r"(?<![\w.:])(\d{1,2}):(\d{1,2})(?![\d])")
+_NUMBER = re.compile(
+    r"(?<![\w.])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?!\.?\d)"
+    r"(?:\s*(thousand|million|billion|trillion|mn|bn|k|m|b)\b)?",
+    re.IGNORECASE,
+)
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+# "SOC two" is SOC 2 spelled out: the same identifier, not a count of two.
+_ACRONYM_WORD_ID = re.compile(
+    r"\b(?!(?:USD|EUR|GBP|AM|PM)\b)([A-Z]{2,6})\s+(" + "|".join(_NUMBER_WORDS) + r")\b"
+    rf"(?!(?i:[^\S\n]*(?:{_ANY_UNIT})))"
+)
+# "out of 5" is a scale; "passage 2", "step 3" are labels of the context, not facts.
+_OUT_OF = re.compile(
+    r"(?:\bout of|\b(?:passages?|sources?|documents?|sections?|steps?|items?|options?|"
+    r"chapters?|parts?|reviews?|#)\s*:?(?:\s*\d+\s*(?:,|and|or|to|-|&))*)\s*$",
+    re.IGNORECASE,
+)
+
+# ("n", 2.0): a bare number; ("n:mm", 2.0): 2 mm; ("t", 540.0): 9:00; ("id:tls 1.2", 0.0).
+Key = tuple[str, float]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number, percentage, time of day or numbered name as it appears, with the values it
+    may stand for; ``unit`` is the canonical unit of a measurement ("mm", "month", "%")."""
+
+    surface: str
+    keys: frozenset[Key]
+    unit: str | None = None
+    # Where the surface starts and ends in the text it was found in.
+    start: int = -1
+    end: int = -1
+
+
+def _time_keys(hour: int, minute: int, meridiem: str | None) -> frozenset[Key]:
+    hours: set[int] = set()
+    if meridiem:
+        base = hour % 12
+        hours.add(base + (12 if meridiem.lower() == "p" else 0))
+    else:
+        hours.add(hour)
+        if hour <= 12:
+            hours.add(hour + 12)
+    keys: set[Key] = {("t", float(h * 60 + minute)) for h in hours}
+    if minute == 0:
+        # "opens at 9" and "9 am" state the same hour.
+        keys.update(("n", float(h)) for h in hours)
+        keys.add(("n", float(hour)))
+    return frozenset(keys)
+
+
+def _number_keys(values: set[float], unit: str | None) -> set[Key]:
+    """A measurement matches only its own unit; a bare number matches every unit, as before."""
+    kinds = [f"n:{unit}"] if unit else ["n", *(f"n:{name}" for name in _UNIT_NAMES)]
+    return {(kind, value) for kind in kinds for value in values}
+
+
+def _unit_after(text: str, end: int) -> tuple[str | None, int]:
+    """The canonical unit written right after ``text[:end]`` (or after a range's second
+    number), and where the unit ends; ``(None, end)`` for a bare number."""
+    match = _UNIT.match(text, end)
+    if match and match.lastgroup:
+        return _UNIT_ALIASES[int(match.lastgroup[1:])][0], match.end()
+    second = _RANGE_NEXT.match(text, end)
+    if second and (after := _UNIT.match(text, second.end())) and after.lastgroup:
+        return _UNIT_ALIASES[int(after.lastgroup[1:])][0], end
+    return None, end
+
+
+def _identifier_key(prefix: str, number: str) -> Key:
+    """One key per name and number; "v2.0" and "version 2" are the same release."""
+    return (f"id:{prefix.lower()} {_TRAILING_ZEROS.sub('', number)}", 0.0)
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Numbers, times, percentages and numbered names of ``text``, in order of appearance.
+
+    Section and paragraph references, list ordinals, heading numbers and "out of 5" scale
+    denominators are skipped: they say where a fact is, not what it is, and "Para 9-2" must
+    not supply the "2" of a claim's "2 mm".
+    """
+    found: list[tuple[int, Quantity]] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= s or start >= e for s, e in taken)
+
+    def add(start: int, end: int, keys: set[Key] | frozenset[Key], unit: str | None = None) -> None:
+        start, end = trim(text, start, end)
+        found.append((start, Quantity(text[start:end], frozenset(keys), unit, start, end)))
+        taken.append((start, end))
+
+    for pattern in (_REFERENCE, _ORDINAL, _HEADING_NUMBER):
+        taken.extend(match.span() for match in pattern.finditer(text))
+    for match in _ACRONYM_ID.finditer(text):
+        if free(*match.span()):
+            add(*match.span(), {_identifier_key(match.group(1), match.group(2))})
+            # "TLS 1.0 and 1.1", "TLS 1.2/1.3": the listed versions are the same name's.
+            position = match.end()
+            while (more := _ID_CONTINUATION.match(text, position)) and free(*more.span(1)):
+                add(*more.span(1), {_identifier_key(match.group(1), more.group(1))})
+                position = more.end()
+    for match in _ACRONYM_WORD_ID.finditer(text):
+        if free(*match.span()):
+            number = str(_NUMBER_WORDS[match.group(2).lower()])
+            add(*match.span(), {_identifier_key(match.group(1), number)})
+    for match in _VERSION_ID.finditer(text):
+        if free(*match.span()):
+            add(*match.span(), {_identifier_key("v", match.group(1))})
+    for match in _AMPM.finditer(text):
+        hour, minute = int(match.group(1)), int(match.group(2) or 0)
+        if free(*match.span()) and 1 <= hour <= 12 and minute < 60:
+            add(*match.span(), _time_keys(hour, minute, match.group(3)))
+    for match in _CLOCK.finditer(text):
+        hour, minute = int(match.group(1)), int(match.group(2))
+        if _OUT_OF.search(text, 0, match.start()):
+            taken.append(match.span())
+            continue
+        if free(*match.span()) and hour <= 24 and minute < 60:
+            add(*match.span(), _time_keys(hour, minute, None))
+    for match in _NUMBER.finditer(text):
+        if not free(*match.span()) or _OUT_OF.search(text, 0, match.start()):
+            continue
+        value = float(match.group(1).replace(",", "") + "." + (match.group(2) or "0"))
+        multiplier = _MULTIPLIERS.get((match.group(3) or "").lower(), 1.0)
+        start = match.start()
+        unit, end = _unit_after(text, match.end())
+        currency = _CURRENCY_BEFORE.search(text, max(0, start - 4), start)
+        if currency:
+            unit = _CURRENCY[(currency.group(1) or currency.group(2)).lower()]
+            start = currency.start()
+        keys = _number_keys({value, value * multiplier}, unit)
+        if unit is None and value == int(value) and value <= 24:
+            keys.update({("t", value * 60), ("t", (value + 12) * 60)})
+        add(start, end, keys, unit)
+    for match in _NUMBER_WORD.finditer(text):
+        if not free(*match.span()) or _OUT_OF.search(text, 0, match.start()):
+            continue
+        unit, end = _unit_after(text, match.end())
+        add(
+            match.start(),
+            end,
+            _number_keys({float(_NUMBER_WORDS[match.group(1).lower()])}, unit),
+            unit,
+        )
+    return [quantity for _, quantity in sorted(found, key=lambda item: item[0])]
+
+
+def quantity_keys(text: str) -> set[Key]:
+    keys: set[Key] = set()
+    for quantity in quantities(text):
+        keys.update(quantity.keys)
+    return keys
+
+
+def is_near(quantity: Quantity, keys: set[Key], tolerance: float = 0.05) -> bool:
+    """True when an evidence value is within ``tolerance`` (relative): rounding, "about"."""
+    values: dict[str, list[float]] = {}
+    for kind, value in quantity.keys:
+        values.setdefault(kind, []).append(value)
+    return any(
+        abs(value - other) <= tolerance * max(abs(other), 1e-9)
+        for other_kind, other in keys
+        for value in values.get(other_kind, ())
+    )
+
+
+def unit_conflicts(quantity: Quantity, evidence: list[Quantity]) -> list[Quantity]:
+    """Evidence measurements in the claim quantity's unit with another value: "36 months"
+    against "24 months" is a contradiction, not merely a number the evidence lacks."""
+    if quantity.unit is None:
+        return []
+    return [q for q in evidence if q.unit == quantity.unit and not q.keys & quantity.keys]

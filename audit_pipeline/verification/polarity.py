@@ -1,0 +1,221 @@
+"""Does a claim deny what its evidence asserts, or assert what the evidence rules out?
+
+"I do not enforce multi-factor authentication" shares nearly every word with "MFA is required
+for all workforce access": word overlap and sentence embeddings call it supported, and a
+cross-encoder trained on little negation reads past the "not". Here each clause of the claim
+(a verb with its subject, from the dependency parse) gets a polarity: negated by a "not",
+"never" or "n't" on its verb, by "no" on its subject or object, or by a verb that denies in
+itself ("prohibit", "disable"). The evidence clause that says most of the same words is found,
+and given its polarity the same way; a negation elsewhere in it ("with no exceptions") does not
+count. A claim clause whose polarity differs from a well-aligned evidence clause is a
+contradiction, unless the claim's own extra words carry the difference ("stored in a
+*different* region" for "not stored in the same region") or the evidence only covers part of
+what it says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from audit_pipeline.specifics.language import parse_many
+from audit_pipeline.text.tokens import STOPWORDS, stem
+from audit_pipeline.verification.evidence_units import EvidenceUnit
+from audit_pipeline.verification.fields import is_field_line
+from audit_pipeline.verification.signals import ANTONYMS, HEDGES, NEGATION_WORDS
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+# Share of the claim clause's content words the evidence clause must say, and how many; a
+# clause of fewer words ("the amount can vary") says too little to be held against another.
+MIN_COVERAGE = 0.75
+MIN_SHARED = 2
+MIN_CLAUSE_WORDS = 3
+# Verbs and adjectives that state a negation in themselves.
+_DENYING = frozenset(
+    stem(word)
+    for word in [
+        "prohibit", "forbid", "ban", "disable", "disallow", "deny", "refuse", "reject", "decline",
+        "exclude", "prevent", "block", "lack", "fail", "cease", "stop", "discontinue",
+        "prohibited", "forbidden", "banned", "disabled", "impossible", "unavailable",
+    ]
+)  # fmt: skip
+# Words that turn a statement round by themselves: a claim that adds one of these to the
+# evidence's words may be a faithful restatement of a negated sentence.
+_TURNING = frozenset(
+    stem(word)
+    for word in [
+        "different", "other", "another", "separate", "instead", "only", "except", "exempt",
+        "outside", "without", "unless", "rather", "alternative", "elsewhere", "apart", "beyond",
+        "avoid", "absent", "free", "less", "fewer", "neither", "nor",
+    ]
+)  # fmt: skip
+# Predicates that state the same thing in policy language: a clause is compared only with a
+# clause whose predicate is the same word or one of its group ("I do not enforce MFA" against
+# "MFA is required"; "SMS can be used" against "SMS is not permitted").
+_PREDICATE_GROUPS = tuple(
+    frozenset(stem(word) for word in group)
+    for group in (
+        ["require", "required", "mandatory", "mandate", "enforce", "compulsory", "oblige",
+         "obligatory", "need", "necessary", "must", "insist"],
+        ["permit", "allow", "enable", "accept", "authorise", "authorize", "approve", "let",
+         "can", "may", "use", "support"],
+        ["provide", "offer", "include", "contain", "feature", "give", "have", "support"],
+        ["store", "keep", "retain", "hold", "save", "archive", "preserve"],
+        ["share", "sell", "disclose", "transfer", "send", "pass", "give"],
+        ["record", "log", "track", "monitor"],
+        ["review", "audit", "check", "inspect", "assess", "test", "evaluate", "verify"],
+        ["notify", "inform", "tell", "alert", "report"],
+        ["encrypt", "protect", "secure"],
+        ["delete", "erase", "remove", "destroy", "purge"],
+    )
+)  # fmt: skip
+_PERMISSION_MODALS = frozenset({"can", "may", "could"})
+_CLAUSE_DEPS = frozenset({"conj", "advcl", "ccomp", "relcl", "parataxis", "xcomp"})
+_ARGUMENTS = frozenset({"nsubj", "nsubjpass", "dobj", "attr", "expl"})
+
+
+@dataclass(frozen=True)
+class PolarityFinding:
+    """A claim clause whose polarity differs from the evidence clause about the same thing."""
+
+    claim_clause: str
+    evidence: str
+    chunk_id: str
+    claim_negated: bool  # True: the claim denies what the evidence asserts
+
+    def describe(self) -> str:
+        snippet = self.evidence if len(self.evidence) <= 140 else self.evidence[:137] + "..."
+        if self.claim_negated:
+            return f"denies what the evidence states: {snippet!r}"
+        return f"states what the evidence rules out: {snippet!r}"
+
+
+@dataclass(frozen=True)
+class _Clause:
+    text: str
+    stems: frozenset[str]
+    negated: bool
+    predicates: frozenset[str]  # the head's stem, and "can" when a permission modal goes with it
+
+
+def _same_predicate(a: _Clause, b: _Clause) -> bool:
+    if a.predicates & b.predicates:
+        return True
+    return any(a.predicates & group and b.predicates & group for group in _PREDICATE_GROUPS)
+
+
+def _is_negation(token: Token) -> bool:
+    lowered = token.lower_
+    return token.dep_ == "neg" or lowered in ("never", "not", "n't") or lowered.endswith("n't")
+
+
+def _clause_heads(doc: Doc) -> list[Token]:
+    heads: list[Token] = []
+    for token in doc:
+        if token.dep_ == "ROOT" or (
+            token.dep_ == "conj"
+            and token.pos_ in ("VERB", "AUX")
+            and any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children)
+        ):
+            heads.append(token)
+    return heads
+
+
+def _clause(head: Token) -> _Clause:
+    """The head's words (without clauses of their own) and their polarity."""
+    words: list[Token] = []
+    stack = [head]
+    while stack:
+        token = stack.pop()
+        words.append(token)
+        stack.extend(
+            child
+            for child in token.children
+            if not (child.dep_ in _CLAUSE_DEPS and child.pos_ in ("VERB", "AUX"))
+        )
+    negations = sum(1 for child in head.children if _is_negation(child))
+    negations += sum(
+        1
+        for child in head.children
+        if child.dep_ in _ARGUMENTS
+        and any(
+            grand.dep_ == "det" and grand.lower_ in ("no", "neither") for grand in child.children
+        )
+    )
+    if stem(head.lemma_.lower()) in _DENYING or stem(head.lower_) in _DENYING:
+        negations += 1
+    acomp = [c for c in head.children if c.dep_ in ("acomp", "oprd")]
+    if any(stem(c.lower_) in _DENYING for c in acomp):
+        negations += 1
+    words.sort(key=lambda t: t.i)
+    stems = frozenset(
+        stem(t.lower_)
+        for t in words
+        if (t.is_alpha or t.like_num)
+        and t.lower_ not in STOPWORDS
+        and t.lower_ not in NEGATION_WORDS
+        and not _is_negation(t)
+    )
+    text = " ".join(t.text for t in words)
+    predicates = {stem(head.lemma_.lower()), stem(head.lower_)}
+    predicates.update(
+        stem(c.lower_) for c in head.children if c.dep_ in ("acomp", "oprd", "xcomp", "attr")
+    )
+    if any(c.lower_ in _PERMISSION_MODALS for c in head.children if c.dep_ == "aux"):
+        predicates.add("can")
+    return _Clause(text, stems - HEDGES, negations % 2 == 1, frozenset(predicates))
+
+
+def _clauses(doc: Doc) -> list[_Clause]:
+    return [_clause(head) for head in _clause_heads(doc)]
+
+
+def _turns(extra: frozenset[str], other: frozenset[str]) -> bool:
+    """An extra word that turns the statement round by itself, or the opposite of a word of
+    the other side ("not optional" against "required")."""
+    return any(word in _TURNING or ANTONYMS.get(word) in other for word in extra)
+
+
+def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityFinding | None:
+    """The first clause of ``claim`` that a well-aligned evidence clause states the other way
+    round, or None."""
+    if not units:
+        return None
+    claim_clauses = [
+        c for c in _clauses(parse_many([claim])[0]) if len(c.stems) >= MIN_CLAUSE_WORDS
+    ]
+    if not claim_clauses:
+        return None
+    candidates = [
+        u
+        for u in units
+        if not is_field_line(u.text)
+        and any(len(c.stems & u.stems) >= MIN_SHARED for c in claim_clauses)
+    ]
+    if not candidates:
+        return None
+    docs = parse_many([u.text for u in candidates])
+    for clause in claim_clauses:
+        best: tuple[float, _Clause, EvidenceUnit] | None = None
+        for unit, doc in zip(candidates, docs, strict=True):
+            for other in _clauses(doc):
+                if not _same_predicate(clause, other):
+                    continue
+                shared = len(clause.stems & other.stems)
+                coverage = shared / len(clause.stems)
+                if shared >= MIN_SHARED and (best is None or coverage > best[0]):
+                    best = (coverage, other, unit)
+        if best is None or best[0] < MIN_COVERAGE:
+            continue
+        _, other, unit = best
+        if other.negated == clause.negated:
+            continue
+        if _turns(clause.stems - other.stems, other.stems) or _turns(
+            other.stems - clause.stems, clause.stems
+        ):
+            continue
+        return PolarityFinding(clause.text, unit.text, unit.chunk_id, clause.negated)
+    return None

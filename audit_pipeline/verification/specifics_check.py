@@ -1,0 +1,366 @@
+"""Are a claim's specifics grounded in its evidence, about the same thing?
+
+Each specific of the claim (``audit_pipeline.specifics``) is looked for in every unit of the
+evidence (``evidence_units.py``), not only the best sentence:
+
+- **grounded**: the evidence states the same value (on one scale: "annually" is "every 12
+  months", "60 minutes" is "1 hour") about the same thing, or the same name or identifier;
+- **clash**: where the evidence speaks of the same thing, it states another value of the same
+  kind ("quarterly" where it says every 12 months, "Deloitte" as the issuer where it names Harrow
+  & Vale LLP, "4 hours" as the RPO where the table's RPO column says 1 hour). The claim is
+  contradicted;
+- **absent**: the evidence states it nowhere and says nothing else about the same thing (a
+  vendor, place or number it never mentions). The claim is unsupported: absence is never a
+  contradiction.
+
+"The same thing" is measured by the specific's context (what the claim says it about, from the
+dependency parse) against the context of each evidence value: its own clause, or a table
+cell's row label and column header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from audit_pipeline.specifics.extract import (
+    Kind,
+    Specific,
+    extract_many,
+    extract_specifics,
+    name_words,
+)
+from audit_pipeline.specifics.measures import FREQUENCY_WORDS, PERIOD_NOUNS, same_value, within
+from audit_pipeline.specifics.quantities import quantity_keys
+from audit_pipeline.text.tokens import raw_tokens, stem
+from audit_pipeline.verification.evidence_units import EvidenceUnit
+from audit_pipeline.verification.signals import NAME_ALIASES, acronym_expansions
+
+# A counterpart stands for "the same thing" when it shares at least half of the claim
+# specific's context (and at least one word).
+MIN_SHARED_SHARE = 0.5
+# A matching value counts unless a differing one is clearly better aligned.
+EQUAL_ALIGNMENT_SHARE = 0.75
+_VALUE_HINTS = frozenset(FREQUENCY_WORDS) | frozenset(PERIOD_NOUNS) | frozenset(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december", "once", "twice", "every", "each"]
+)  # fmt: skip
+
+
+class Grounding(StrEnum):
+    GROUNDED = "grounded"
+    CLASH = "clash"
+    ABSENT = "absent"
+
+
+@dataclass(frozen=True)
+class SpecificFinding:
+    """What the evidence says about one specific of a claim."""
+
+    specific: Specific
+    status: Grounding
+    # The evidence's wording of the value: the differing one (a clash), or the same value in
+    # the evidence's own words ("1 hour" for the claim's "60 minutes").
+    counterpart: str = ""
+    evidence: str = ""  # the evidence unit it was found in or compared with
+    chunk_id: str = ""
+
+    def describe(self) -> str:
+        surface = self.specific.surface
+        if self.status is Grounding.CLASH:
+            snippet = self.evidence if len(self.evidence) <= 120 else self.evidence[:117] + "..."
+            return f"{surface!r} where the evidence says {self.counterpart!r} ({snippet!r})"
+        if self.status is Grounding.ABSENT:
+            return f"{surface!r} is stated nowhere in the evidence"
+        return f"{surface!r} is in the evidence"
+
+
+@dataclass(frozen=True)
+class _Located:
+    specific: Specific
+    unit: EvidenceUnit
+
+
+def _might_hold_values(text: str) -> bool:
+    lowered = text.lower()
+    return any(ch.isdigit() for ch in text) or any(
+        word in _VALUE_HINTS for word in lowered.replace("-", " ").split()
+    )
+
+
+def _located(units: Sequence[EvidenceUnit]) -> list[_Located]:
+    todo = [u for u in units if _might_hold_values(u.text)]
+    found = extract_many([u.text for u in todo])
+    return [
+        _Located(s, unit) for unit, specifics in zip(todo, found, strict=True) for s in specifics
+    ]
+
+
+def _context_of(located: _Located) -> frozenset[str]:
+    if located.unit.about is not None:
+        return located.unit.about
+    return located.specific.context
+
+
+def _alignment(specific: Specific, located: _Located) -> tuple[int, float]:
+    """(shared context words, a score that breaks ties with the whole unit's words)."""
+    context = specific.context
+    shared = len(context & _context_of(located))
+    around = len(context & located.unit.stems)
+    return shared, shared + 0.25 * around
+
+
+def _aligned(specific: Specific, shared: int) -> bool:
+    return shared >= 1 and shared >= MIN_SHARED_SHARE * len(specific.context)
+
+
+def _equal(claim: Specific, evidence: Specific) -> bool:
+    if claim.kind is Kind.DATE:
+        return (
+            claim.date is not None
+            and evidence.date is not None
+            and claim.date.agrees(evidence.date)
+            and claim.date.shares_a_part(evidence.date)
+        )
+    if claim.kind is Kind.IDENTIFIER:
+        return claim.key == evidence.key
+    return same_value(claim.low, claim.high, evidence.low, evidence.high) or within(
+        claim.low, claim.high, evidence.low, evidence.high
+    )
+
+
+def _comparable(claim: Specific, evidence: Specific) -> bool:
+    if claim.kind is Kind.DATE:
+        return (
+            evidence.kind is Kind.DATE
+            and claim.date is not None
+            and evidence.date is not None
+            and claim.date.shares_a_part(evidence.date)
+        )
+    return evidence.dimension == claim.dimension and evidence.kind is not Kind.NAME
+
+
+def _ground_value(
+    specific: Specific, located: Sequence[_Located], loose_keys: set[tuple[str, float]]
+) -> SpecificFinding:
+    """Grounded when the evidence states the same value anywhere, unless a table says the
+    value belongs to another column ("4 hours" is the RTO, the RPO column says 1 hour). Where it
+    states the value nowhere, a differing value about the same thing is a clash."""
+    best_equal: tuple[float, int, _Located] | None = None
+    best_other: tuple[float, int, _Located] | None = None
+    for candidate in located:
+        if not _comparable(specific, candidate.specific):
+            continue
+        shared, score = _alignment(specific, candidate)
+        if _equal(specific, candidate.specific):
+            if best_equal is None or score > best_equal[0]:
+                best_equal = (score, shared, candidate)
+        elif best_other is None or score > best_other[0]:
+            best_other = (score, shared, candidate)
+    if best_equal is not None:
+        # The same value said about something unrelated (no word of the claim's context), or
+        # in another column of a table, does not outweigh a differing value about this thing.
+        elsewhere = best_equal[1] == 0 or (
+            best_other is not None
+            and best_other[2].unit.about is not None
+            and best_equal[2].unit.about is not None
+        )
+        outweighed = (
+            elsewhere
+            and best_other is not None
+            and _aligned(specific, best_other[1])
+            and best_equal[0] < EQUAL_ALIGNMENT_SHARE * best_other[0]
+        )
+        if not outweighed:
+            unit = best_equal[2].unit
+            return SpecificFinding(specific, Grounding.GROUNDED, best_equal[2].specific.surface,
+                                   unit.text, unit.chunk_id)  # fmt: skip
+    if best_other is not None and _aligned(specific, best_other[1]):
+        other = best_other[2]
+        return SpecificFinding(specific, Grounding.CLASH, other.specific.surface,
+                               other.unit.text, other.unit.chunk_id)  # fmt: skip
+    if (
+        best_equal is not None
+        or not _fabrication_checked(specific)
+        or _loosely_stated(specific, loose_keys)
+    ):
+        return SpecificFinding(specific, Grounding.GROUNDED)
+    return SpecificFinding(specific, Grounding.ABSENT)
+
+
+def _fabrication_checked(specific: Specific) -> bool:
+    """Whether a value the evidence never states is a fabrication. Counts ("two predecessors")
+    and frequencies without a number ("every day") are often inferred from what the evidence
+    lists, and a bare month or year from what it narrates; an amount, a percentage, a measure
+    or a full date is not."""
+    if specific.kind in (Kind.COUNT, Kind.FREQUENCY):
+        return False
+    if specific.kind is Kind.DATE:
+        date = specific.date
+        return (
+            date is not None
+            and date.month is not None
+            and (date.day is not None or date.year is not None)
+        )
+    return True
+
+
+def _loosely_stated(specific: Specific, keys: set[tuple[str, float]]) -> bool:
+    """The number occurs somewhere in the evidence, in whatever form (a bare "90" in a table,
+    "2019" as a year): not a fabrication, whatever it is said about."""
+    if specific.kind is Kind.IDENTIFIER:
+        return (specific.key, 0.0) in keys
+    surface_keys = quantity_keys(specific.surface)
+    return bool(surface_keys & keys)
+
+
+@dataclass(frozen=True)
+class _EvidenceWords:
+    lowered: str
+    words: frozenset[str]
+    stems: frozenset[str]
+    acronyms: frozenset[str]
+
+
+def _evidence_words(units: Sequence[EvidenceUnit]) -> _EvidenceWords:
+    text = "\n".join(u.text for u in units)
+    words = frozenset(name_words(text)) | frozenset(t.lower() for t in raw_tokens(text))
+    return _EvidenceWords(
+        text.lower(),
+        words,
+        frozenset(stem(w) for w in words),
+        frozenset(acronym_expansions(text)),
+    )
+
+
+def _name_found(specific: Specific, evidence: _EvidenceWords) -> bool:
+    words = specific.name_words() or tuple(specific.key.split())
+    if not words:
+        return True
+    if specific.key.replace(" ", "") in evidence.acronyms:
+        return True  # "AWS" where the evidence says "Amazon Web Services"
+    spelled = acronym_expansions(specific.surface)
+    if any(acronym in evidence.words for acronym in spelled):
+        return True  # "Amazon Web Services" where it says "AWS"
+    return all(
+        word in evidence.words
+        or stem(word) in evidence.stems
+        or any(alias in evidence.lowered for alias in NAME_ALIASES.get(word, ()))
+        for word in words
+    )
+
+
+def _ground_name(
+    specific: Specific, units: Sequence[EvidenceUnit], evidence: _EvidenceWords, claim_words: str
+) -> SpecificFinding:
+    if _name_found(specific, evidence):
+        return SpecificFinding(specific, Grounding.GROUNDED)
+    best: tuple[int, EvidenceUnit] | None = None
+    for unit in units:
+        shared = len(specific.context & unit.stems)
+        if best is None or shared > best[0]:
+            best = (shared, unit)
+    if best is not None and _aligned(specific, best[0]):
+        rivals = [
+            other
+            for other in extract_specifics(best[1].text)
+            if other.kind is Kind.NAME
+            and _compatible_labels(specific.label, other.label)
+            and not any(word in claim_words for word in other.name_words())
+        ]
+        if rivals:
+            return SpecificFinding(specific, Grounding.CLASH, rivals[0].surface, best[1].text,
+                                   best[1].chunk_id)  # fmt: skip
+    return SpecificFinding(specific, Grounding.ABSENT)
+
+
+_LABEL_GROUPS = ({"ORG", "PERSON", "PRODUCT"}, {"GPE", "LOC", "FAC"})
+
+
+def _compatible_labels(a: str, b: str) -> bool:
+    return a == b or any(a in group and b in group for group in _LABEL_GROUPS)
+
+
+def check_specifics(claim: str, units: Sequence[EvidenceUnit]) -> tuple[SpecificFinding, ...]:
+    """One finding per specific of ``claim`` against all its evidence units."""
+    specifics = extract_specifics(claim)
+    if not specifics or not units:
+        return ()
+    located: list[_Located] | None = None
+    loose: set[tuple[str, float]] | None = None
+    words: _EvidenceWords | None = None
+    findings: list[SpecificFinding] = []
+    for specific in specifics:
+        if specific.kind is Kind.NAME:
+            words = words or _evidence_words(units)
+            findings.append(_ground_name(specific, units, words, claim.lower()))
+            continue
+        if specific.kind is Kind.IDENTIFIER and not specific.key.startswith("id:"):
+            words = words or _evidence_words(units)
+            if specific.key in words.lowered:
+                findings.append(SpecificFinding(specific, Grounding.GROUNDED))
+                continue
+        located = located if located is not None else _located(units)
+        if loose is None:
+            loose = set().union(*(quantity_keys(u.text) for u in units))
+        findings.append(_ground_value(specific, located, loose))
+    return tuple(findings)
+
+
+@dataclass(frozen=True)
+class Reworded:
+    """A claim with its values written as the evidence writes them, and the way back.
+
+    ``edits`` are (start, end) in the original claim and (start, end) in ``text`` of each
+    replaced value, in order.
+    """
+
+    original: str
+    text: str
+    edits: tuple[tuple[int, int, int, int], ...] = ()
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        """A span of ``text`` as a span of the original claim (a span inside a replaced value
+        becomes the whole original value)."""
+        return self._map(start, at_end=False), self._map(end, at_end=True)
+
+    def _map(self, position: int, at_end: bool) -> int:
+        shift = 0
+        for old_start, old_end, new_start, new_end in self.edits:
+            if position < new_start or (at_end and position == new_start):
+                break
+            if position < new_end:
+                return old_end if at_end else old_start
+            shift = old_end - new_end
+        return position + shift
+
+
+def in_evidence_wording(claim: str, findings: Sequence[SpecificFinding]) -> Reworded:
+    """``claim`` with each value the evidence states in other words ("60 minutes", "annually")
+    written as the evidence writes it ("1 hour", "every 12 months"): word overlap and a reader
+    that never learnt unit conversions then see a faithful restatement as the evidence's own
+    words."""
+    replaced = [
+        f
+        for f in sorted(findings, key=lambda f: f.specific.start)
+        if f.status is Grounding.GROUNDED
+        and f.counterpart
+        and f.specific.is_value
+        and f.counterpart.lower() != f.specific.surface.lower()
+    ]
+    pieces: list[str] = []
+    edits: list[tuple[int, int, int, int]] = []
+    cursor = length = 0
+    for finding in replaced:
+        value = finding.specific
+        if value.start < cursor:
+            continue
+        pieces.append(claim[cursor : value.start])
+        length += value.start - cursor
+        edits.append((value.start, value.end, length, length + len(finding.counterpart)))
+        pieces.append(finding.counterpart)
+        length += len(finding.counterpart)
+        cursor = value.end
+    pieces.append(claim[cursor:])
+    return Reworded(claim, "".join(pieces), tuple(edits))
