@@ -124,6 +124,8 @@ def print_pipeline_counts(
             lines.append(f"  skipped  {clean(item['path'], 80)}: {clean(item['reason'])}")
         if len(skipped) > MAX_SKIPPED_SHOWN:
             lines.append(f"  skipped  ... and {len(skipped) - MAX_SKIPPED_SHOWN} more (--json)")
+        for item in (docs.get("text_dropped") or [])[:MAX_SKIPPED_SHOWN]:
+            lines.append(f"  warning  {clean(item['path'], 80)}: {clean(item['reason'])}")
     if "responses" in meta:
         r = meta["responses"]
         lines.append(

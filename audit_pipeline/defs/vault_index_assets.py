@@ -45,7 +45,8 @@ class IndexState:
     description="Trusted documents read from the vault directory (Markdown and text as is; "
     "PDF, HTML and DOCX converted to Markdown-like text, a PDF with its page map). Unreadable, "
     "binary, empty, oversized, damaged, encrypted and image-only files are skipped with a "
-    "warning.",
+    "warning; a PDF that lost more than 10 % of its text as running headers and footers is "
+    "indexed with a warning.",
 )
 def vault_documents(
     context: AssetExecutionContext,
@@ -69,6 +70,16 @@ def vault_documents(
             path=skipped.path,
             reason=skipped.reason,
         )
+    dropped = [{"path": d.doc_id, "reason": d.dropped_warning} for d in scan.text_dropped]
+    for item in dropped:
+        context.log.warning(f"vault file {item['path']}: {item['reason']}")
+        log_event(
+            VAULT_LOG,
+            "vault_text_dropped",
+            level=logging.WARNING,
+            path=item["path"],
+            reason=item["reason"],
+        )
     write_vault_documents(warehouse.get(), scan)
     preview = [
         {"document": d.doc_id, "title": d.title, "bytes": d.size_bytes, "hash": d.content_hash[:12]}
@@ -82,6 +93,7 @@ def vault_documents(
             "skipped_files": MetadataValue.json(
                 [{"path": s.path, "reason": s.reason} for s in scan.skipped]
             ),
+            "text_dropped": MetadataValue.json(dropped),
             "vault_hash": scan.state_hash,
             "vault_path": str(config.vault_path),
             "preview": MetadataValue.md(

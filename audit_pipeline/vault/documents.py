@@ -7,7 +7,9 @@ yields no document at all, is an error: auditing against nothing would pass ever
 
 PDF, HTML and DOCX files are converted to Markdown-like text (``vault.formats``) as they are
 read; from then on a document is its text, whatever the file was, and a damaged, encrypted or
-image-only file is skipped like a binary one, with the reason.
+image-only file is skipped like a binary one, with the reason. A converted document that lost
+more than ``DROPPED_SHARE_WARNING`` of its text as page furniture is kept but listed
+(``VaultScan.text_dropped``), as a heading mistaken for a running header would be a silent loss.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ DEFAULT_INCLUDE: tuple[str, ...] = (
 _BINARY_SNIFF_BYTES = 8192
 _MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 _H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+# More than this share of a file's text left out as running headers and footers is reported.
+DROPPED_SHARE_WARNING = 0.1
 
 
 class VaultError(RuntimeError):
@@ -60,10 +64,23 @@ class VaultDocument:
     text: str
     source_format: str = "text"
     page_starts: tuple[int, ...] = ()
+    # Share of the file's text the converter left out as page furniture (PDF); None: not counted.
+    dropped_share: float | None = None
 
     @property
     def page_count(self) -> int:
         return len(self.page_starts)
+
+    @property
+    def dropped_warning(self) -> str | None:
+        """What to tell the user when more than a small share of the text was left out."""
+        share = self.dropped_share
+        if share is None or share <= DROPPED_SHARE_WARNING:
+            return None
+        return (
+            f"{share:.0%} of its text left out as running headers and footers (lines that "
+            "repeat at the same place on most pages); check that none of it is content"
+        )
 
 
 @dataclass(frozen=True)
@@ -81,6 +98,11 @@ class VaultScan:
     root: Path
     documents: tuple[VaultDocument, ...]
     skipped: tuple[SkippedFile, ...] = field(default=())
+
+    @property
+    def text_dropped(self) -> tuple[VaultDocument, ...]:
+        """Documents that lost more than a small share of their text in conversion."""
+        return tuple(doc for doc in self.documents if doc.dropped_warning is not None)
 
     @property
     def state_hash(self) -> str:
@@ -192,6 +214,7 @@ def _read_document(root: Path, path: Path, max_bytes: int) -> VaultDocument | Sk
             text=converted.text,
             source_format=converted.source_format,
             page_starts=converted.page_starts,
+            dropped_share=converted.dropped_share,
         )
     if b"\0" in raw[:_BINARY_SNIFF_BYTES]:
         return SkippedFile(rel, "binary file")

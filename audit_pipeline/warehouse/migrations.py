@@ -588,6 +588,18 @@ MIGRATIONS: tuple[Migration, ...] = (
             "written before migration 14'",
         ),
     ),
+    Migration(
+        15,
+        "vault documents say how much of a file's text the converter left out",
+        (
+            "ALTER TABLE vault_documents ADD COLUMN dropped_share DOUBLE",
+            "COMMENT ON COLUMN vault_documents.dropped_share IS 'Share of the file''s text the "
+            "converter left out as page furniture (PDF: running headers and footers, lines that "
+            "repeat at the same place on most pages once their page number is masked), 0 to 1; "
+            "above 0.1 the scan warns. NULL for formats where nothing is left out this way and "
+            "on rows written before migration 15'",
+        ),
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -29,6 +29,7 @@ def write_vault_documents(warehouse: Warehouse, scan: VaultScan) -> int:
             "source_format": doc.source_format,
             "text": doc.text,
             "page_starts": list(doc.page_starts) or None,
+            "dropped_share": doc.dropped_share,
         }
         for doc in scan.documents
     ]

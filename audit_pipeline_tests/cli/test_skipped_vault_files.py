@@ -1,5 +1,6 @@
 """Vault files left out are named, with their reasons, where people look: the console, the
-JSON log and ``--json`` (not only in DuckDB)."""
+JSON log and ``--json`` (not only in DuckDB); so is a PDF that lost much of its text as
+running headers and footers."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.helpers import write_audit_config
+from audit_pipeline_tests.vault.helpers import write_pdf
 
 
 def test_skipped_files_are_listed_on_the_console_and_in_the_logs(
@@ -24,6 +26,8 @@ def test_skipped_files_are_listed_on_the_console_and_in_the_logs(
     secret.parent.mkdir()
     secret.write_text("# Not trusted\n\nThe admin password is hunter2.\n")
     os.symlink(secret, vault / "linked.md")
+    notes = ("Badge access.", "Key rotation.", "Log retention.", "Patching.")
+    write_pdf(vault / "thin.pdf", [[("p", f"Owner note: {note}")] for note in notes])
     out = tmp_path / "summary.json"
 
     result = cli(config, "run", "--no-progress", "--id", "SOC2-001", "--json", str(out))
@@ -35,7 +39,7 @@ def test_skipped_files_are_listed_on_the_console_and_in_the_logs(
         "loop/again": "symlink loop",
         "linked.md": "outside the vault: not followed",
     }
-    assert "9 documents (4 skipped)" in result.stdout
+    assert "10 documents (4 skipped)" in result.stdout
     console = [line for line in result.stdout.splitlines() if line.startswith("  skipped  ")]
     assert len(console) == 4
     for path, reason in expected.items():
@@ -48,5 +52,9 @@ def test_skipped_files_are_listed_on_the_console_and_in_the_logs(
     assert {entry["path"]: entry["level"] for entry in logged} == dict.fromkeys(expected, "warning")
     assert all(reason in next(e["reason"] for e in logged if e["path"] == path)
                for path, reason in expected.items())  # fmt: skip
+    [warning] = [line for line in result.stdout.splitlines() if line.startswith("  warning  ")]
+    assert "thin.pdf: " in warning and "of its text left out as running headers" in warning
+    dropped = (tmp_path / "logs" / "audit.jsonl").read_text()
+    assert '"vault_text_dropped"' in dropped and '"thin.pdf"' in dropped
     summary = json.loads(out.read_text())
     assert {item["path"] for item in summary["vault_skipped"]} == set(expected)

@@ -18,13 +18,16 @@ class ConvertedText:
     ``page_starts[i]`` is the character offset in ``text`` where page ``i + 1`` begins (empty
     for formats without pages), so any span of the text maps back to the pages it came from.
     ``title`` is the document's own title (PDF metadata, HTML ``<title>``, DOCX core
-    properties) for when the text has no ``#`` heading to take it from.
+    properties) for when the text has no ``#`` heading to take it from. ``dropped_share`` is
+    the share of the file's text the converter left out as page furniture (PDF running
+    headers and footers); None where nothing is counted.
     """
 
     text: str
     source_format: str
     page_starts: tuple[int, ...] = ()
     title: str | None = None
+    dropped_share: float | None = None
 
 
 def page_at(page_starts: tuple[int, ...], offset: int) -> int | None:

@@ -5,12 +5,18 @@ based on one) becomes a ``#`` line of that level, "Title" the top heading; list 
 become ``-`` items and tables Markdown rows, in body order. Page headers and footers are not
 part of the body and are left out. A password-protected DOCX is not a ZIP package at all but an
 encrypted OLE container, and is reported as such rather than as a damaged file.
+
+The file size limit bounds the package, not what it unpacks to: an 820 KB DOCX can hold 800 MB
+of XML. Before python-docx opens it, the entries' declared sizes are summed and then every
+entry is inflated in pieces and counted (a declared size can lie), so a package that unpacks
+to more than ``MAX_UNPACKED_BYTES`` is refused without ever being held in memory.
 """
 
 from __future__ import annotations
 
 import io
 import re
+import zipfile
 from typing import Any
 
 from audit_pipeline.vault.formats.converted import ConversionError, ConvertedText
@@ -18,6 +24,36 @@ from audit_pipeline.vault.formats.converted import ConversionError, ConvertedTex
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # encrypted DOCX, or a legacy .doc
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _MAX_LEVEL = 6
+MAX_UNPACKED_BYTES = 40_000_000
+_PIECE = 1 << 20
+
+
+def _check_unpacked_size(raw: bytes) -> None:
+    """``ConversionError`` for a package that unpacks to more than ``MAX_UNPACKED_BYTES``."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as package:
+            entries = package.infolist()
+            declared = sum(entry.file_size for entry in entries)
+            if declared > MAX_UNPACKED_BYTES:
+                raise ConversionError(
+                    f"DOCX package that unpacks to {declared} bytes (more than "
+                    f"{MAX_UNPACKED_BYTES}): a compression bomb?"
+                )
+            unpacked = 0
+            for entry in entries:
+                with package.open(entry) as stream:
+                    while piece := stream.read(_PIECE):
+                        unpacked += len(piece)
+                        if unpacked > MAX_UNPACKED_BYTES:
+                            raise ConversionError(
+                                f"DOCX package that unpacks to more than {MAX_UNPACKED_BYTES} "
+                                f"bytes, though its entries declare {declared}: a compression "
+                                "bomb?"
+                            )
+    except ConversionError:
+        raise
+    except Exception as error:  # zipfile, zlib: a package that is not a sound ZIP
+        raise ConversionError(f"damaged DOCX ({type(error).__name__}: {error})") from error
 
 
 def _style_level(style: Any) -> int | None:
@@ -87,6 +123,7 @@ def convert_docx(raw: bytes) -> ConvertedText:
         )
     import docx
 
+    _check_unpacked_size(raw)
     try:
         document = docx.Document(io.BytesIO(raw))
         blocks = _blocks(document)
@@ -102,6 +139,6 @@ def convert_docx(raw: bytes) -> ConvertedText:
             else "\n\n"
         )
         text = f"{text}{joiner}{block}" if text else block
-    if not text.strip():
+    if not any(not block.startswith("#") for block in blocks):  # headings alone are no text
         raise ConversionError("DOCX document without text")
     return ConvertedText(text=text, source_format="docx", title=title)

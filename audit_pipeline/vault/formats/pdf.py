@@ -3,11 +3,15 @@
 A PDF has no headings, only text drawn in larger fonts, so a line set in a font clearly larger
 than the body text (the size that carries most characters) becomes a ``#`` heading, the largest
 size ``#``, the next ``##`` and so on: the heading-aware chunker then cuts the document into
-sections as it does Markdown. Lines that repeat at the top or bottom of most pages (running
-headers, "Page 3 of 12") are dropped, as they would otherwise end up in every chunk and every
-keyword search. Pages are joined by a blank line and their start offsets are kept, so a chunk
-or a citation can name its page. No OCR: a PDF without a text layer is refused, not indexed
-empty.
+sections as it does Markdown. A line that repeats at the same place (first, second, last or
+last-but-one line) on most pages, once its page number alone is masked, is a running header or
+footer ("Example Corp - Internal", "Page 3 of 12") and is dropped, as it would otherwise end up
+in every chunk and every keyword search. Only a number that follows the page (the page plus a
+constant) counts as a page number: headings such as "Section 7: Control TH-P-007" differ in
+more than that and stay. How much of the text was dropped is kept (``dropped_share``), and
+the scan warns when it is more than a small share. Pages are joined by a blank line and their
+start offsets are kept, so a chunk or a citation can name its page. No OCR: a PDF without a
+text layer is refused, not indexed empty.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ _HEADING_RATIO = 1.15  # a font this much larger than the body text sets a headi
 _MAX_HEADING_CHARS = 150
 _HEADING_LEVELS = 4
 _EDGE_LINES = 2  # lines at the top and at the bottom of a page checked for running text
-_DIGITS = re.compile(r"\d+")
+_NUMBER = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 # Typographic ligatures some PDF producers leave in the text layer; searches need the letters.
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬆ": "st"})
@@ -121,29 +125,59 @@ def _page_headings(page: _Page, level_of: dict[float, int]) -> dict[str, int]:
     return headings
 
 
-def _running_lines(pages: Sequence[list[str]]) -> set[str]:
-    """Lines (digits ignored) at a page edge on at least half of the pages, two at least."""
+def _edge_slots(kept: Sequence[str]) -> dict[tuple[str, int], int]:
+    """Place on the page -> index in ``kept`` of the first two and the last two lines."""
+    slots: dict[tuple[str, int], int] = {}
+    for rank in range(min(_EDGE_LINES, len(kept))):
+        slots[("top", rank)] = rank
+        slots[("bottom", rank)] = len(kept) - 1 - rank
+    return slots
+
+
+def _only_page_numbers_vary(members: Sequence[tuple[int, tuple[int, ...], int]]) -> bool:
+    """Whether lines of one template, as (page, their numbers, line), differ in one number
+    at most, and that one follows the page (the page plus a constant: a cover page may go
+    unnumbered)."""
+    varying = 0
+    for position in range(len(members[0][1])):
+        if len({numbers[position] for _, numbers, _ in members}) == 1:
+            continue
+        varying += 1
+        if varying > 1 or len({numbers[position] - page for page, numbers, _ in members}) > 1:
+            return False
+    return True
+
+
+def _running_lines(pages: Sequence[Sequence[str]]) -> list[set[int]]:
+    """Per page, the indexes (among its non-blank lines) of its running headers and footers:
+    lines at the same place on most pages, equal once their page number is masked."""
+    found: list[set[int]] = [set() for _ in pages]
     if len(pages) < 2:
-        return set()
-    seen: Counter[str] = Counter()
-    for lines in pages:
+        return found
+    groups: dict[tuple[tuple[str, int], str], list[tuple[int, tuple[int, ...], int]]] = {}
+    for page, lines in enumerate(pages, start=1):
         kept = [line for line in lines if line.strip()]
-        edges = {_DIGITS.sub("#", _squeeze(line)) for line in kept[:_EDGE_LINES]}
-        edges |= {_DIGITS.sub("#", _squeeze(line)) for line in kept[-_EDGE_LINES:]}
-        seen.update(edges)
-    return {line for line, count in seen.items() if count >= max(2, len(pages) / 2)}
+        for slot, index in _edge_slots(kept).items():
+            line = _squeeze(kept[index])
+            numbers = tuple(int(n) for n in _NUMBER.findall(line))
+            groups.setdefault((slot, _NUMBER.sub("#", line)), []).append((page, numbers, index))
+    for members in groups.values():
+        if len(members) >= 2 and 2 * len(members) > len(pages) and _only_page_numbers_vary(members):
+            for page, _, index in members:
+                found[page - 1].add(index)
+    return found
 
 
-def _page_markdown(lines: Sequence[str], headings: dict[str, int], running: set[str]) -> str:
-    """One page's lines with headings marked and running headers and footers left out."""
+def _page_markdown(lines: Sequence[str], headings: dict[str, int], running: set[int]) -> str:
+    """One page's lines with headings marked and its running lines (indexes among the
+    non-blank lines) left out."""
     kept = [line for line in lines if line.strip()]
-    edge = set(range(_EDGE_LINES)) | set(range(len(kept) - _EDGE_LINES, len(kept)))
     out: list[str] = []
     last_heading: tuple[int, int] | None = None  # (index in out, level) of the line before
     for number, line in enumerate(kept):
-        squeezed = _squeeze(line)
-        if number in edge and _DIGITS.sub("#", squeezed) in running:
+        if number in running:
             continue
+        squeezed = _squeeze(line)
         level = headings.get(squeezed, 0)
         if level and last_heading and last_heading[1] == level:  # a heading wrapped in two
             out[last_heading[0]] += f" {squeezed}"
@@ -173,12 +207,22 @@ def convert_pdf(raw: bytes) -> ConvertedText:
     running = _running_lines(page_lines)
     parts: list[str] = []
     starts: list[int] = []
-    offset = 0
-    for page, lines in zip(pages, page_lines, strict=True):
+    offset = total = dropped_chars = 0
+    for page, lines, dropped in zip(pages, page_lines, running, strict=True):
         starts.append(offset)
-        text = _page_markdown(lines, _page_headings(page, level_of), running)
+        text = _page_markdown(lines, _page_headings(page, level_of), dropped)
         parts.append(text)
         offset += len(text) + 2  # the blank line that joins pages
+        kept = [_squeeze(line) for line in lines if line.strip()]
+        total += sum(len(line) for line in kept)
+        dropped_chars += sum(len(kept[index]) for index in dropped)
+    text = "\n\n".join(parts)
+    if not text.strip():
+        raise ConversionError("PDF whose only text is running headers and footers")
     return ConvertedText(
-        text="\n\n".join(parts), source_format="pdf", page_starts=tuple(starts), title=title
+        text=text,
+        source_format="pdf",
+        page_starts=tuple(starts),
+        title=title,
+        dropped_share=round(dropped_chars / total, 4) if total else 0.0,
     )
