@@ -43,6 +43,7 @@ from audit_pipeline.defs.resources import (
 from audit_pipeline.defs.vault_index_assets import IndexState
 from audit_pipeline.llm.usage import LLMUsage
 from audit_pipeline.reports.markdown import markdown_table
+from audit_pipeline.verification.cascade import SECOND_STAGE
 from audit_pipeline.verification.configured import (
     build_extractor,
     build_verifier,
@@ -267,7 +268,9 @@ def _plan_verdicts(
     batches: int,
 ) -> tuple[PlannedVerification, list[VerificationWork], Verifier]:
     config = settings.config
-    verifier = build_verifier(config.detection, index.embedder.get(), judge_key.api_key)
+    verifier = build_verifier(
+        config.detection, index.embedder.get(), judge_key.api_key, config.reader_settings
+    )
     planned, work = plan_verdicts(
         warehouse.get(),
         evidence.audit_id,
@@ -290,6 +293,7 @@ def _verdicts_output(
     results = run.verdicts
     spent = sum((v.usage for v in results), LLMUsage())
     labels = Counter(str(v.label) for v in results)
+    deciders = Counter(v.decided_by for v in results)
     log.info(f"verdicts: {dict(labels)}")
     worst = sorted(
         ((v, c) for c, v in zip(planned.claims, results, strict=True) if str(v.label) in _WORST),
@@ -316,7 +320,12 @@ def _verdicts_output(
             "label_unverifiable": labels.get("unverifiable", 0),
             "verifier": planned.verifier,
             "verifier_quality": planned.verifier_quality,
-            "decided_by_judge": sum(v.decided_by == "judge" for v in results),
+            # Which check decided each verdict, and how many a second stage (judge or reader)
+            # was asked about: the claims whose specifics are grounded and reading uncertain.
+            **{f"decided_by_{name}": count for name, count in sorted(deciders.items())},
+            "sent_to_second_stage": sum(
+                v.decided_by in SECOND_STAGE or v.judge_calls > 0 for v in results
+            ),
             "judge_calls": spent.calls,
             "judge_prompt_tokens": spent.prompt_tokens,
             "judge_completion_tokens": spent.completion_tokens,
@@ -381,7 +390,9 @@ def _batched_verdicts_asset(partitions: PartitionsDefinition, batches: int) -> A
     ) -> dict[str, Verdict]:
         """One batch's verdicts; writes nothing."""
         config = settings.config
-        verifier = build_verifier(config.detection, index.embedder.get(), judge_key.api_key)
+        verifier = build_verifier(
+            config.detection, index.embedder.get(), judge_key.api_key, config.reader_settings
+        )
         return verify_work(work, verifier)
 
     @op

@@ -20,6 +20,8 @@ from audit_pipeline.verification.cascade import CascadeVerifier
 from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.verification.judge import LLMJudgeVerifier
 from audit_pipeline.verification.local import LocalVerifier
+from audit_pipeline.verification.reader import ReaderSettings, build_reader
+from audit_pipeline.verification.reader_verdicts import ReaderVerifier
 from audit_pipeline.verification.verdict import Verifier
 
 
@@ -33,7 +35,12 @@ def _litellm_params(judge: JudgeSettings, api_key: str | None) -> dict[str, Any]
 
 
 def needs_judge(settings: DetectionSettings) -> bool:
-    return settings.extractor == "llm" or settings.verifier in ("llm", "cascade")
+    """Whether an LLM is called (and its key must be set): the reader, when configured, takes
+    the cascade's second stage."""
+    second_stage = settings.verifier == "llm" or (
+        settings.verifier == "cascade" and settings.reader is None
+    )
+    return settings.extractor == "llm" or second_stage
 
 
 def build_extractor(
@@ -49,14 +56,24 @@ def build_extractor(
 
 
 def build_verifier(
-    settings: DetectionSettings, embedder: Embedder, api_key: str | None = None
+    settings: DetectionSettings,
+    embedder: Embedder,
+    api_key: str | None = None,
+    reader: ReaderSettings | None = None,
 ) -> Verifier:
-    if settings.verifier == "local":
+    """The configured verifier. ``reader`` is ``detection.reader`` with its path resolved
+    (``AuditConfig.reader_settings``): with one, the local verifier's uncertain claims go to
+    it (a cascade whose second stage is the reader)."""
+    folder_reader = build_reader(reader)
+    if settings.verifier == "local" and folder_reader is None:
         return LocalVerifier(embedder)
-    judge = LLMJudgeVerifier(settings.judge.model, **_litellm_params(settings.judge, api_key))
-    if settings.verifier == "llm":
-        return judge
-    return CascadeVerifier(LocalVerifier(embedder), judge, band=settings.cascade_band)
+    if folder_reader is not None:
+        second: Verifier = ReaderVerifier(folder_reader)
+    else:
+        second = LLMJudgeVerifier(settings.judge.model, **_litellm_params(settings.judge, api_key))
+        if settings.verifier == "llm":
+            return second
+    return CascadeVerifier(LocalVerifier(embedder), second, band=settings.cascade_band)
 
 
 def verifier_identity(verifier: Verifier, settings: DetectionSettings) -> str:

@@ -22,7 +22,8 @@ class DetectionSettings(BaseModel):
     extractor: Literal["sentences", "llm"] = "sentences"
     evidence_top_k: int = Field(default=5, ge=1)
     verifier: Literal["local", "llm", "cascade"] = "local"
-    # Claims whose local probability of being supported falls in this band go to the judge.
+    # Claims the local verifier's reading decided (no check did) whose p(supported) falls in
+    # this band go to the second stage: the judge, or the reader when one is configured.
     cascade_band: tuple[float, float] = (0.35, 0.65)
     judge: JudgeSettings = JudgeSettings()
     # Claims checked per answer (the first ones in the text); the rest are counted as capped.
@@ -31,7 +32,8 @@ class DetectionSettings(BaseModel):
     # parallel steps (processes, or pods on Kubernetes). How the work runs, not what it finds:
     # it is left out of the verifier identity, so verdicts carry over between batch counts.
     batches: int = Field(default=1, ge=1, le=256)
-    # A model read from a downloaded folder (verification/reader.py); None: no reader.
+    # A model read from a downloaded folder (verification/reader.py); None: no reader. With
+    # one, the local and cascade verifiers send their uncertain claims to it, not to a judge.
     reader: ReaderSettings | None = None
 
     @model_validator(mode="after")
@@ -39,4 +41,9 @@ class DetectionSettings(BaseModel):
         low, high = self.cascade_band
         if not 0.0 <= low <= high <= 1.0:
             raise ValueError("cascade_band must satisfy 0 <= low <= high <= 1")
+        if self.reader is not None and self.verifier == "llm":
+            raise ValueError(
+                "reader: the llm verifier reads every claim with the judge; use verifier: local "
+                "or cascade to send the local verifier's uncertain claims to the reader"
+            )
         return self

@@ -83,8 +83,14 @@ def _row_units(line: str, header: list[str] | None, chunk_id: str) -> list[Evide
     if not header or len(header) != len(cells) or len(cells) < 2:
         return [EvidenceUnit(line, chunk_id, row_stems)]
     label = cells[0]
-    units = [EvidenceUnit(f"{header[0]}: {label}", chunk_id, row_stems,
-                          frozenset(content_stems(f"{header[0]} {label}")))]  # fmt: skip
+    units = [
+        EvidenceUnit(
+            f"{header[0]}: {label}",
+            chunk_id,
+            row_stems,
+            frozenset(content_stems(f"{header[0]} {label}")),
+        )
+    ]
     for column, cell in zip(header[1:], cells[1:], strict=True):
         about = frozenset(content_stems(f"{label} {column}"))
         units.append(EvidenceUnit(f"{label}, {column}: {cell}", chunk_id, row_stems, about))

@@ -174,12 +174,18 @@ def _ground_value(
         )
         if not outweighed:
             unit = best_equal[2].unit
-            return SpecificFinding(specific, Grounding.GROUNDED, best_equal[2].specific.surface,
-                                   unit.text, unit.chunk_id)  # fmt: skip
+            return SpecificFinding(
+                specific,
+                Grounding.GROUNDED,
+                best_equal[2].specific.surface,
+                unit.text,
+                unit.chunk_id,
+            )
     if best_other is not None and _aligned(specific, best_other[1]):
         other = best_other[2]
-        return SpecificFinding(specific, Grounding.CLASH, other.specific.surface,
-                               other.unit.text, other.unit.chunk_id)  # fmt: skip
+        return SpecificFinding(
+            specific, Grounding.CLASH, other.specific.surface, other.unit.text, other.unit.chunk_id
+        )
     if (
         best_equal is not None
         or not _fabrication_checked(specific)
@@ -270,8 +276,9 @@ def _ground_name(
             and not any(word in claim_words for word in other.name_words())
         ]
         if rivals:
-            return SpecificFinding(specific, Grounding.CLASH, rivals[0].surface, best[1].text,
-                                   best[1].chunk_id)  # fmt: skip
+            return SpecificFinding(
+                specific, Grounding.CLASH, rivals[0].surface, best[1].text, best[1].chunk_id
+            )
     return SpecificFinding(specific, Grounding.ABSENT)
 
 

@@ -46,7 +46,11 @@ class Verdict:
     """The decision about one claim.
 
     ``probability`` is the probability that the claim is supported by (grounded in) the
-    evidence, 0 to 1, whatever the label; ``decided_by`` is ``"local"`` or ``"judge"``.
+    evidence, 0 to 1, whatever the label, and on the label's side of the scale: below 0.5 for
+    a hallucination, 0.5-0.75 weakly supported, from 0.75 supported. ``decided_by`` names what
+    decided the label: a check of the local verifier (``specifics``, ``polarity``,
+    ``rewrite``), its learned reading (``model``), a ``judge`` or a ``reader``, or the
+    terminology ``glossary``.
     The last four fields are what LLM-judge calls for this claim spent (repairs included, and
     also when the judge failed and the local verdict stood), so an audit can show its judge
     bill and what the cascade saved; see :class:`LLMUsage` for ``None``.

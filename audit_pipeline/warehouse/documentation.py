@@ -46,8 +46,14 @@ DOCUMENTATION: Mapping[str, str] = {
     "justification, provenance.",
     "COLUMN verdicts.label": "supported, weakly_supported, unsupported, contradicted or "
     "unverifiable.",
-    "COLUMN verdicts.probability": "Probability that the claim is supported by its evidence.",
-    "COLUMN verdicts.decided_by": "local (offline verifier) or judge (LLM judge).",
+    "COLUMN verdicts.probability": (
+        "Probability that the claim is supported by its evidence, on its label's side of 0.5"
+        " (supported from 0.75)."
+    ),
+    "COLUMN verdicts.decided_by": (
+        "What decided the label: specifics, polarity or rewrite (checks of the local verifier),"
+        " model (its learned reading), judge (LLM judge), reader (a downloaded model), glossary."
+    ),
     "TABLE assertion_results": "Rule assertions per turn: behavior, required_signals, "
     "must_not_appear, citations, citation_source, no_leak, no_agreement.",
     "TABLE risk_scores": "Risk and rates per response, per category and per audit (scope).",

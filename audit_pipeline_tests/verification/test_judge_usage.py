@@ -100,7 +100,7 @@ def test_the_cascade_charges_only_the_claims_it_sent_to_the_judge() -> None:
             band=(0.3, 0.8),
         )
         verdicts = cascade.verify(claims, [[] for _ in claims])
-    assert [v.decided_by for v in verdicts] == ["local", "judge", "local", "local"]
+    assert [v.decided_by for v in verdicts] == ["model", "judge", "model", "model"]
     assert [v.judge_calls for v in verdicts] == [0, 1, 0, 2]  # the failed judge is still paid
     assert verdicts[0].usage == verdicts[2].usage == LLMUsage()
     total = sum((v.usage for v in verdicts), LLMUsage())

@@ -59,8 +59,11 @@ FALSEHOODS = [
         Label.UNSUPPORTED,
         "Okta",
     ),
-    ("Our SOC 2 Type II report was issued by Deloitte on 29 May 2026.", Label.CONTRADICTED,
-     "Deloitte"),  # fmt: skip
+    (
+        "Our SOC 2 Type II report was issued by Deloitte on 29 May 2026.",
+        Label.CONTRADICTED,
+        "Deloitte",
+    ),
     (
         "A lost laptop must be reported to the Security team within 3 days.",
         Label.CONTRADICTED,
@@ -121,7 +124,10 @@ def test_true_claims_a_partial_logged_context_lacks_are_not_contradicted(
         "We respond **within 30 days** of receiving a verified request.",
     )
     found = verdicts(
-        ["TLS 1.0 and 1.1 are disabled.", "Tallyhawk acknowledges requests within 5 business days."],
+        [
+            "TLS 1.0 and 1.1 are disabled.",
+            "Tallyhawk acknowledges requests within 5 business days.",
+        ],
         retriever,
         verifier,
         context,
