@@ -5,7 +5,8 @@ Dagster assets use), so a single validation and a batch audit reach the same ver
 audit's limits (``detection.max_claims_per_answer``), and it records every validation in the
 warehouse as an ``interactive`` audit. Requests arrive from several workers (``pool.py``): the
 model work takes turns (the models and their tokenizers are shared, and a fast tokenizer is not
-safe to call from two threads at once), the recording does not (``ValidationRecorder``).
+safe to call from two threads at once); the recording is a writer thread's, which writes the
+validations of a burst together (``ValidationRecorder``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.service.errors import FieldProblem, InvalidFields, NotIndexed, TimedOut
 from audit_pipeline.service.interactive import ValidationRecorder
-from audit_pipeline.validation.engine import AnswerValidator, TimeBudgetExceeded
+from audit_pipeline.validation.engine import AnswerValidator, TimeBudgetExceeded, ValidationResult
 from audit_pipeline.verification.configured import build_extractor, build_verifier
 from audit_pipeline.warehouse.store import Warehouse
 
@@ -88,8 +90,12 @@ class ValidationService:
             terminology=config.terminology(),
             max_claims=config.detection.max_claims_per_answer,
         )
-        self.recorder = ValidationRecorder(self.warehouse, config.fingerprint())
         self._models = threading.Lock()
+        self._counting = threading.Lock()
+        self._under_way = 0  # validations waiting for or using the models
+        self.recorder = ValidationRecorder(
+            self.warehouse, config.fingerprint(), busy=lambda: self._under_way > 0
+        )
 
     def validate(
         self,
@@ -97,8 +103,9 @@ class ValidationService:
         answer: str,
         sources: Sequence[str] | None = None,
         deadline: float | None = None,
-    ) -> dict[str, Any]:
-        """The validation result (claims, verdicts, provenance, Self-RAG checks), recorded.
+    ) -> tuple[ValidationResult, Future[str]]:
+        """The validation result (claims, verdicts, provenance, Self-RAG checks) and the future
+        of its audit id, set once it is recorded.
 
         The request was checked already (``requests.check_validation``); ``deadline`` is a
         ``time.monotonic()`` value: past it, ``TimedOut`` and nothing is recorded.
@@ -112,15 +119,19 @@ class ValidationService:
                 ]
             )
         started = datetime.now(UTC)
+        with self._counting:
+            self._under_way += 1
         try:
             with self._models:
                 result = self.validator.validate(question, answer, sources, deadline)
         except TimeBudgetExceeded as error:
             raise TimedOut(f"timed out: {error} (service.time_budget_s)") from None
+        finally:
+            with self._counting:
+                self._under_way -= 1
         if deadline is not None and time.monotonic() > deadline:
             raise TimedOut("timed out: the time budget ran out before the result was recorded")
-        audit_id = self.recorder.record(result, started)
-        return {"audit_id": audit_id, **result.to_dict()}
+        return result, self.recorder.submit(result, started)
 
     def search(self, query: str, k: int = 5) -> list[dict[str, Any]]:
         """The ``k`` vault chunks that best match ``query`` (checked by the caller)."""

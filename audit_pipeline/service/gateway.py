@@ -29,12 +29,17 @@ class ValidationGateway:
         self.pool = WorkerPool(settings.workers, settings.queue, settings.time_budget_s)
 
     async def validate(self, request: ValidateRequest) -> dict[str, Any]:
+        """The validation, once recorded (its audit id is in the answer)."""
         check_validation(request.question, request.answer, request.sources)
-        return await self.pool.run(
-            lambda deadline: self.service().validate(
-                request.question, request.answer, request.sources, deadline
-            )
+        deadline = self.pool.deadline()
+        result, recorded = await self.pool.run(
+            lambda budget: self.service().validate(
+                request.question, request.answer, request.sources, budget
+            ),
+            deadline,
         )
+        # The worker is free for the next validation while the writer records this one.
+        return {"audit_id": await self.pool.wait(recorded, deadline), **result.to_dict()}
 
     async def search(self, request: SearchRequest) -> list[dict[str, Any]]:
         check_search(request.query)

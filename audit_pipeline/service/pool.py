@@ -48,10 +48,14 @@ class WorkerPool:
         with self._lock:
             return self._mean_s * max(1, self._admitted - self.workers + 1) / self.workers
 
-    def submit(self, work: Callable[[float], T]) -> Future[T]:
+    def deadline(self) -> float:
+        """The deadline of a request arriving now (a ``time.monotonic()`` value)."""
+        return time.monotonic() + self.time_budget_s
+
+    def submit(self, work: Callable[[float], T], deadline: float | None = None) -> Future[T]:
         """Admit ``work`` (called with its deadline, a ``time.monotonic()`` value) or raise
         ``Busy`` when ``workers + queue`` requests are already in."""
-        deadline = time.monotonic() + self.time_budget_s
+        deadline = self.deadline() if deadline is None else deadline
         with self._lock:
             if self._admitted >= self.capacity:
                 full = True
@@ -91,12 +95,19 @@ class WorkerPool:
     def _timed_out_message(self) -> str:
         return f"timed out: not answered within service.time_budget_s ({self.time_budget_s:g} s)"
 
-    async def run(self, work: Callable[[float], T]) -> T:
+    async def run(self, work: Callable[[float], T], deadline: float | None = None) -> T:
         """``submit`` and wait for the result until the deadline (``TimedOut`` past it); the
         caller's event loop stays free meanwhile."""
-        future = self.submit(work)
+        deadline = self.deadline() if deadline is None else deadline
+        return await self.wait(self.submit(work, deadline), deadline)
+
+    async def wait(self, future: Future[T], deadline: float) -> T:
+        """The result of ``future``, or ``TimedOut`` once ``deadline`` has passed (a future
+        still queued is cancelled then: it will not start)."""
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), self.time_budget_s)
+            return await asyncio.wait_for(
+                asyncio.wrap_future(future), max(0.0, deadline - time.monotonic())
+            )
         except TimeoutError:
             raise TimedOut(self._timed_out_message()) from None
 

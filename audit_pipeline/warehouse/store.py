@@ -221,7 +221,8 @@ class Warehouse:
     # -- writes ----------------------------------------------------------------------------
 
     def replace(self, table: str, rows: Rows, where: Mapping[str, Any] | None = None) -> int:
-        """Replace the rows of ``table`` matching ``where`` (all rows when None) with ``rows``.
+        """Replace the rows of ``table`` matching ``where`` (all rows when None) with ``rows``;
+        a list as a value of ``where`` matches any of its items.
 
         Both steps run in one transaction: readers see the old rows or the new ones, never a
         mix, and a failure leaves the old rows in place.
@@ -232,10 +233,13 @@ class Warehouse:
         self,
         writes: Sequence[tuple[str, Rows, Mapping[str, Any] | None]],
         statements: Sequence[tuple[str, Sequence[Any]]] = (),
+        *,
+        publish: bool = True,
     ) -> int:
         """Several ``replace`` operations, then ``statements``, in a single transaction.
 
-        Returns the number of rows inserted.
+        Returns the number of rows inserted. ``publish=False`` leaves the read snapshot as it
+        was, for a writer that publishes once after a run of writes (``publish_snapshot``).
         """
         inserted = 0
         with self.connect() as con:
@@ -251,16 +255,31 @@ class Warehouse:
                 if isinstance(error, duckdb.Error):
                     raise WarehouseError(f"write to {self.path} failed: {error}") from error
                 raise
-            self._publish_snapshot(con)
+            if publish:
+                self._publish_snapshot(con)
         return inserted
+
+    def publish_snapshot(self) -> None:
+        """Checkpoint and publish the read snapshot now (after writes that did not)."""
+        with self.connect() as con:
+            self._publish_snapshot(con)
 
     @staticmethod
     def _replace_in(
         con: duckdb.DuckDBPyConnection, table: str, rows: Rows, where: Mapping[str, Any] | None
     ) -> int:
         if where:
-            clause = " AND ".join(f"{_identifier(column)} = ?" for column in where)
-            con.execute(f"DELETE FROM {table} WHERE {clause}", list(where.values()))
+            clauses: list[str] = []
+            params: list[Any] = []
+            for column, value in where.items():
+                if isinstance(value, list | tuple):  # the rows of several keys at once
+                    marks = ", ".join("?" * len(value))
+                    clauses.append(f"{_identifier(column)} IN ({marks})" if value else "false")
+                    params.extend(value)
+                else:
+                    clauses.append(f"{_identifier(column)} = ?")
+                    params.append(value)
+            con.execute(f"DELETE FROM {table} WHERE {' AND '.join(clauses)}", params)
         else:
             con.execute(f"DELETE FROM {table}")
         data = _as_arrow(rows)

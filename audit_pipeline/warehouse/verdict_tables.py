@@ -130,14 +130,15 @@ def verdict_rows(
     return rows
 
 
-def judge_usage_statement(audit_id: str, verdicts: Sequence[Verdict]) -> tuple[str, list[Any]]:
-    """The statement that puts the judge usage of ``verdicts`` on the audit row."""
+def judge_usage_columns(verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    """The ``audits`` columns that sum what judging ``verdicts`` cost."""
     total = sum((v.usage for v in verdicts), LLMUsage())
-    return (
-        "UPDATE audits SET judge_calls = ?, judge_prompt_tokens = ?, "
-        "judge_completion_tokens = ?, judge_cost_usd = ? WHERE audit_id = ?",
-        [total.calls, total.prompt_tokens, total.completion_tokens, total.cost_usd, audit_id],
-    )
+    return {
+        "judge_calls": total.calls,
+        "judge_prompt_tokens": total.prompt_tokens,
+        "judge_completion_tokens": total.completion_tokens,
+        "judge_cost_usd": total.cost_usd,
+    }
 
 
 def write_verdicts(
@@ -158,6 +159,7 @@ def write_verdicts(
 
     A re-verified audit therefore shows the judge bill of its latest verdicts, never a mix.
     """
+    usage = judge_usage_columns(verdicts)
     return warehouse.replace_many(
         [
             (
@@ -167,7 +169,10 @@ def write_verdicts(
             )
         ],
         statements=[
-            judge_usage_statement(audit_id, verdicts),
+            (
+                f"UPDATE audits SET {', '.join(f'{c} = ?' for c in usage)} WHERE audit_id = ?",
+                [*usage.values(), audit_id],
+            ),
             *([(CHUNK_HISTORY_SQL, [])] if keep_chunk_history else []),
         ],
     )

@@ -1,14 +1,16 @@
-"""Validations recorded from many threads: each one whole in the warehouse, those that wait
-for a write going together in the next transaction (one read snapshot each, not one per
-validation)."""
+"""Validations recorded in batches: the writer waits while more validations are under way,
+then writes all that wait in one transaction, each one whole in the warehouse."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from audit_pipeline.claims import SentenceClaimExtractor
 from audit_pipeline.embedding import SentenceTransformerEmbedder
@@ -20,66 +22,71 @@ from audit_pipeline.warehouse.store import Rows, Warehouse
 from audit_pipeline_tests.validation.sample_sources import BACKUP_SOURCES
 
 
-class GatedWarehouse(Warehouse):
-    """A real warehouse whose first write waits for a signal, and which counts its writes."""
+class CountingWarehouse(Warehouse):
+    """A real warehouse that counts its write transactions."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
-        self.writes = 0
-        self.first_write_started = threading.Event()
-        self.release = threading.Event()
+    writes = 0
 
     def replace_many(
         self,
         writes: Sequence[tuple[str, Rows, Mapping[str, Any] | None]],
         statements: Sequence[tuple[str, Sequence[Any]]] = (),
+        *,
+        publish: bool = True,
     ) -> int:
         self.writes += 1
-        if self.writes == 1:
-            self.first_write_started.set()
-            self.release.wait(30)
-        return super().replace_many(writes, statements)
+        return super().replace_many(writes, statements, publish=publish)
 
 
-def test_waiting_validations_are_written_together(
-    tmp_path: Path, embedder: SentenceTransformerEmbedder
-) -> None:
-    validator = AnswerValidator(
+@pytest.fixture(scope="module")
+def validator(embedder: SentenceTransformerEmbedder) -> AnswerValidator:
+    return AnswerValidator(
         embedder=embedder,
         extractor=SentenceClaimExtractor(),
         verifier=LocalVerifier(embedder),
         settings=ValidationSettings(),
     )
-    result = validator.validate(
-        "How far back can we recover?", "Recovery is possible for 7 days.", BACKUP_SOURCES
-    )
-    store = GatedWarehouse(tmp_path / "audit.duckdb")
+
+
+def test_validations_under_way_are_written_together(
+    tmp_path: Path, validator: AnswerValidator
+) -> None:
+    answers = [f"Recovery is possible for {n} days. Snapshots run daily." for n in range(8)]
+    results = [validator.validate("How far back?", a, BACKUP_SOURCES) for a in answers]
+    store = CountingWarehouse(tmp_path / "audit.duckdb")
     store.migrate()
-    recorder = ValidationRecorder(store, "config-hash")
-    audit_ids: list[str] = []
+    under_way = threading.Event()
+    under_way.set()
+    recorder = ValidationRecorder(store, "config-hash", busy=under_way.is_set, linger_s=60)
 
-    def record() -> None:
-        audit_ids.append(recorder.record(result, datetime.now(UTC)))
+    futures = [recorder.submit(result, datetime.now(UTC)) for result in results]
+    time.sleep(0.3)
+    assert store.writes == 0 and not any(future.done() for future in futures)
+    under_way.clear()  # the burst is over: what waits is written at once
+    audit_ids = [future.result(30) for future in futures]
 
-    first = threading.Thread(target=record)
-    first.start()
-    assert store.first_write_started.wait(30)
-    others = [threading.Thread(target=record) for _ in range(7)]
-    for thread in others:
-        thread.start()
-    while len(recorder._pending) < 7:  # all seven wait behind the first write
-        threading.Event().wait(0.01)
-    store.release.set()
-    for thread in [first, *others]:
-        thread.join(30)
-
-    assert store.writes == 2
-    assert len(set(audit_ids)) == 8
+    assert store.writes == 1
+    snapshot = Warehouse(store.snapshot_path)  # published once the burst was written
+    assert snapshot.scalar("SELECT count(*) FROM audits") == len(audit_ids)
     rows = store.query(
-        "SELECT a.audit_id, a.status, count(v.label) AS verdicts FROM audits a"
-        " JOIN claims c USING (audit_id) JOIN verdicts v USING (audit_id, claim_id)"
-        " GROUP BY a.audit_id, a.status"
+        "SELECT a.audit_id, a.status, r.response, count(v.label) AS verdicts FROM audits a"
+        " JOIN responses r USING (audit_id) JOIN verdicts v USING (audit_id)"
+        " GROUP BY a.audit_id, a.status, r.response"
     )
-    assert sorted(rows["audit_id"]) == sorted(audit_ids)
-    assert set(rows["status"]) == {"finished"}
-    assert set(rows["verdicts"]) == {len(result.claims)}
+    recorded = {row["audit_id"]: row for row in rows.to_dict("records")}
+    assert set(recorded) == set(audit_ids)
+    for audit_id, answer, result in zip(audit_ids, answers, results, strict=True):
+        assert recorded[audit_id]["response"] == answer
+        assert recorded[audit_id]["status"] == "finished"
+        assert recorded[audit_id]["verdicts"] == len(result.claims) == 2
+
+
+def test_a_lone_validation_waits_no_longer_than_the_linger(
+    tmp_path: Path, validator: AnswerValidator
+) -> None:
+    result = validator.validate("How far back?", "Recovery is possible for 7 days.", BACKUP_SOURCES)
+    store = CountingWarehouse(tmp_path / "audit.duckdb")
+    store.migrate()
+    recorder = ValidationRecorder(store, "config-hash", busy=lambda: True, linger_s=0.2)
+    audit_id = recorder.submit(result, datetime.now(UTC)).result(30)
+    assert store.scalar("SELECT status FROM audits WHERE audit_id = ?", [audit_id]) == "finished"
