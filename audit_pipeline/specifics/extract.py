@@ -16,14 +16,13 @@ import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from audit_pipeline.specifics.identifiers import identifier_tokens
 from audit_pipeline.specifics.language import parse_many
 from audit_pipeline.specifics.measures import (
-    CURRENCIES,
     FREQUENCY_WORDS,
     PERIOD_NOUNS,
     TEMPERATURES,
@@ -34,7 +33,7 @@ from audit_pipeline.specifics.measures import (
     period,
     unit_scale,
 )
-from audit_pipeline.specifics.quantities import Quantity, quantities
+from audit_pipeline.specifics.quantities import CURRENCY_UNITS, Quantity, quantities
 from audit_pipeline.text.tokens import STOPWORDS, content_stems, stem
 
 if TYPE_CHECKING:
@@ -164,8 +163,17 @@ def _extract(text: str, doc: Doc) -> list[Specific]:
     for ent in calendar:
         date = _date_of(ent)
         if date is not None:
-            add(Specific(Kind.DATE, ent.text, ent.start_char, ent.end_char, "date",
-                         key=date.key(), date=date))  # fmt: skip
+            add(
+                Specific(
+                    Kind.DATE,
+                    ent.text,
+                    ent.start_char,
+                    ent.end_char,
+                    "date",
+                    key=date.key(),
+                    date=date,
+                )
+            )
     for specific in _frequency_words(doc):
         if free(specific.start, specific.end):
             add(specific)
@@ -175,14 +183,29 @@ def _extract(text: str, doc: Doc) -> list[Specific]:
     for token in identifier_tokens(text):
         for match in re.finditer(re.escape(token), text):
             if free(*match.span()):
-                add(Specific(Kind.IDENTIFIER, token, *match.span(), _id_dimension(token),
-                             key=token.lower()))  # fmt: skip
-    for ent in doc.ents:
-        if ent.label_ in NAME_LABELS and free(ent.start_char, ent.end_char):
-            key = _name_key(ent)
+                add(
+                    Specific(
+                        Kind.IDENTIFIER,
+                        token,
+                        *match.span(),
+                        _id_dimension(token),
+                        key=token.lower(),
+                    )
+                )
+    for span, label in _names(doc):
+        if free(span.start_char, span.end_char):
+            key = _name_key(span)
             if key and any(w not in GENERIC_NAME_WORDS for w in key.split()):
-                add(Specific(Kind.NAME, ent.text, ent.start_char, ent.end_char, "name",
-                             key=key, label=ent.label_))  # fmt: skip
+                name = Specific(
+                    Kind.NAME,
+                    span.text,
+                    span.start_char,
+                    span.end_char,
+                    "name",
+                    key=key,
+                    label=label,
+                )
+                add(name)
     # Another value describes another fact; a name is what a fact is about, so it stays.
     values = [(s.start, s.end) for s in found if s.kind not in (Kind.NAME, Kind.IDENTIFIER)]
     out = [
@@ -218,6 +241,32 @@ def _date_of(ent: Span) -> CalendarDate | None:
     )
     text = " ".join(t.text for t in ent if t.lower_ not in ("the", "on", "in", "since", "of"))
     return calendar_date(text, has_year, has_month, has_day)
+
+
+def _names(doc: Doc) -> list[tuple[Span, str]]:
+    """Named entities, and runs of proper nouns the entity recogniser missed ("Okta stores the
+    logs" has no entity); a one-word "entity" that the tagger reads as an adjective or a verb
+    ("Lone work ...") is a misread word."""
+    names: list[tuple[Span, str]] = []
+    covered: set[int] = set()
+    for ent in doc.ents:
+        if ent.label_ not in NAME_LABELS:
+            continue
+        if len(ent) == 1 and ent[0].pos_ in ("ADJ", "VERB", "ADV", "ADP", "DET"):
+            continue
+        names.append((ent, ent.label_))
+        covered.update(range(ent.start, ent.end))
+    run: list[int] = []
+    for token in [*doc, None]:
+        if token is not None and token.pos_ == "PROPN" and token.i not in covered:
+            run.append(token.i)
+            continue
+        if run:
+            span = doc[run[0] : run[-1] + 1]
+            if not any(t.ent_type_ for t in span):
+                names.append((span, "PROPN"))
+            run = []
+    return names
 
 
 def _name_key(ent: Span) -> str:
@@ -277,8 +326,9 @@ def _number(text: str) -> float | None:
 
 def _frequency(doc: Doc, first: int, last: int, seconds: float) -> Specific:
     span = doc[first:last]
-    return Specific(Kind.FREQUENCY, span.text, span.start_char, span.end_char, TIME,
-                    seconds, seconds)  # fmt: skip
+    return Specific(
+        Kind.FREQUENCY, span.text, span.start_char, span.end_char, TIME, seconds, seconds
+    )
 
 
 def _from_quantities(text: str, doc: Doc) -> Iterable[Specific]:
@@ -312,14 +362,22 @@ def _value(quantity: Quantity) -> float | None:
     return values[-1] if values else None  # "5 million": the multiplied value
 
 
+def _in_fraction(text: str, start: int, end: int) -> bool:
+    """ "7 3/4 inches": the numbers of a written fraction are no value of their own."""
+    return text[max(0, start - 1) : start] == "/" or text[end : end + 1] == "/"
+
+
 def _specific_of(text: str, doc: Doc, first: Quantity, last: Quantity) -> Specific | None:
+    if _in_fraction(text, first.start, first.end) or _in_fraction(text, last.start, last.end):
+        return None
     named = sorted(kind for kind, _ in first.keys if kind.startswith("id:"))
     if named and first is not last:
         return None
     if named:  # "TLS 1.2", "ISO 27001", "SOC 2": a numbered name
         family = named[0].rsplit(" ", 1)[0]
-        return Specific(Kind.IDENTIFIER, first.surface, first.start, first.end, family,
-                        key=named[0])  # fmt: skip
+        return Specific(
+            Kind.IDENTIFIER, first.surface, first.start, first.end, family, key=named[0]
+        )
     low, high = _value(first), _value(last)
     if low is None or high is None:
         return None
@@ -327,11 +385,15 @@ def _specific_of(text: str, doc: Doc, first: Quantity, last: Quantity) -> Specif
     surface = text[start:end]
     unit = first.unit
     if unit is None:
+        label = _labelled_noun(doc, start, end)
+        if label is not None:  # "Class 2", "Zone 3": a label, compared as a name
+            key = f"{label} {surface}".lower()
+            return Specific(Kind.IDENTIFIER, surface, start, end, f"id:{label}", key=key)
         noun = _counted_noun(doc, start, end)
         if noun is None:
             return None
         return Specific(Kind.COUNT, surface, start, end, f"count:{noun}", low, high)
-    if unit in CURRENCIES:
+    if unit in CURRENCY_UNITS:
         return Specific(Kind.MONEY, surface, start, end, f"currency:{unit}", low, high)
     if unit == "%":
         return Specific(Kind.PERCENT, surface, start, end, "percent", low, high)
@@ -362,6 +424,18 @@ def _rate_follows(doc: Doc, index: int) -> bool:
     )
 
 
+def _labelled_noun(doc: Doc, start: int, end: int) -> str | None:
+    """ "class" for the "2" of "Class 2": a number right after the capitalised noun it
+    numbers is a label, not an amount."""
+    span = doc.char_span(start, end, alignment_mode="expand")
+    if span is None or span.start == 0:
+        return None
+    before = doc[span.start - 1]
+    if before.is_title and before.pos_ in ("NOUN", "PROPN") and span.root.head.i == before.i:
+        return before.lower_
+    return None
+
+
 def _counted_noun(doc: Doc, start: int, end: int) -> str | None:
     """The noun a bare number counts ("112 controls" -> "control"), or None."""
     span = doc.char_span(start, end, alignment_mode="expand")
@@ -375,10 +449,9 @@ def _counted_noun(doc: Doc, start: int, end: int) -> str | None:
 
 def _with_context(specific: Specific, doc: Doc, others: Sequence[tuple[int, int]]) -> Specific:
     context = context_stems(doc, specific.start, specific.end, others)
-    return Specific(
-        specific.kind, specific.surface, specific.start, specific.end, specific.dimension,
-        specific.low, specific.high, specific.key, specific.label, specific.date, context,
-    )  # fmt: skip
+    if specific.kind is Kind.COUNT:  # the counted noun is the count's unit, not its subject
+        context -= {stem(specific.dimension.removeprefix("count:"))}
+    return replace(specific, context=context)
 
 
 def context_stems(

@@ -21,7 +21,6 @@ _PINT_UNITS = {
     "gram": "gram", "lb": "pound", "kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte",
     "tb": "terabyte", "mbps": "megabit / second", "gbps": "gigabit / second",
 }  # fmt: skip
-CURRENCIES = frozenset({"$", "€", "£"})
 TEMPERATURES = frozenset({"°c", "°f"})
 TIME = "[time]"
 

@@ -73,8 +73,19 @@ _UNIT = re.compile(
     + ")",
     re.IGNORECASE,
 )
-_CURRENCY_BEFORE = re.compile(r"(?:([$€£])|\b(usd|eur|gbp))[^\S\n]?$", re.IGNORECASE)
-_CURRENCY = {"$": "$", "usd": "$", "€": "€", "eur": "€", "£": "£", "gbp": "£"}
+_CURRENCY_BEFORE = re.compile(
+    r"(?:(?:\b(a|au|c|ca|nz|us|hk|s))?([$€£¥₹])|\b(usd|eur|gbp|aud|cad|nzd|chf|jpy|inr|hkd|sgd))"
+    r"[^\S\n]?$",
+    re.IGNORECASE,
+)
+# Each currency under one name: "A$190" and "AUD 190" are the same amount, "$190" is not.
+_CURRENCY = {
+    "$": "$", "us$": "$", "usd": "$", "€": "€", "eur": "€", "£": "£", "gbp": "£",
+    "a$": "A$", "au$": "A$", "aud": "A$", "c$": "C$", "ca$": "C$", "cad": "C$",
+    "nz$": "NZ$", "nzd": "NZ$", "hk$": "HK$", "hkd": "HK$", "s$": "S$", "sgd": "S$",
+    "¥": "¥", "jpy": "¥", "₹": "₹", "inr": "₹", "chf": "CHF",
+}  # fmt: skip
+CURRENCY_UNITS = frozenset(_CURRENCY.values())
 # "2-3 days", "14 or 30 days": the first number is measured in the second one's unit.
 _RANGE_NEXT = re.compile(
     r"[^\S\n]*(?:-|\u2013|to|or)[^\S\n]*[$€£]?\d[\d,]*(?:\.\d+)?"
@@ -107,7 +118,7 @@ _HEADING_NUMBER = re.compile(
 # "SOC 2", "TLS 1.2", "TLS version 1.2", "v2.1", "version 3.4.1". "TLS 1.3" against
 # evidence "TLS 1.2" is unseen; "1.2" no longer matches "1.2 seconds".
 _ACRONYM_ID = re.compile(
-    r"\b(?!(?:USD|EUR|GBP|AM|PM)\b)([A-Z]{2,6})(?:/[A-Z]{2,6})*\)?"
+    r"\b(?!(?:USD|EUR|GBP|AUD|CAD|NZD|CHF|JPY|INR|HKD|SGD|AM|PM)\b)([A-Z]{2,6})(?:/[A-Z]{2,6})*\)?"
     r"(?:\s+(?i:version|ver\.|v)\s?|\s?v?)(\d+(?:[.-]\d+)*)(?::\d{4})?(?![.-]?\d)(?!\w)"
     rf"(?!(?i:[^\S\n]*(?:{_ANY_UNIT})))"
 )
@@ -123,10 +134,20 @@ _NUMBER = re.compile(
     r"(?:\s*(thousand|million|billion|trillion|mn|bn|k|m|b)\b)?",
     re.IGNORECASE,
 )
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+# "twenty-four", "forty eight": a tens word and a ones word are one number.
+_COMPOUND_NUMBER_WORD = re.compile(
+    rf"\b({'|'.join(_TENS)})[-\s]({'|'.join(_ONES)})\b", re.IGNORECASE
+)
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+# "one" is a number only before a unit ("one week"); elsewhere it is a pronoun.
+_ONE_BEFORE_UNIT = re.compile(r"\b(one)\b(?=[^\S\n]+(?:[a-z]+[^\S\n]+)?[a-z]+)", re.IGNORECASE)
 # "SOC two" is SOC 2 spelled out: the same identifier, not a count of two.
 _ACRONYM_WORD_ID = re.compile(
-    r"\b(?!(?:USD|EUR|GBP|AM|PM)\b)([A-Z]{2,6})\s+(" + "|".join(_NUMBER_WORDS) + r")\b"
+    r"\b(?!(?:USD|EUR|GBP|AUD|CAD|NZD|CHF|JPY|INR|HKD|SGD|AM|PM)\b)([A-Z]{2,6})\s+("
+    + "|".join(_NUMBER_WORDS)
+    + r")\b"
     rf"(?!(?i:[^\S\n]*(?:{_ANY_UNIT})))"
 )
 # "out of 5" is a scale; "passage 2", "step 3" are labels of the context, not facts.
@@ -248,12 +269,18 @@ def quantities(text: str) -> list[Quantity]:
         unit, end = _unit_after(text, match.end())
         currency = _CURRENCY_BEFORE.search(text, max(0, start - 4), start)
         if currency:
-            unit = _CURRENCY[(currency.group(1) or currency.group(2)).lower()]
+            symbol = currency.group(3) or f"{currency.group(1) or ''}{currency.group(2)}"
+            unit = _CURRENCY.get(symbol.lower(), currency.group(2) or "$")
             start = currency.start()
         keys = _number_keys({value, value * multiplier}, unit)
         if unit is None and value == int(value) and value <= 24:
             keys.update({("t", value * 60), ("t", (value + 12) * 60)})
         add(start, end, keys, unit)
+    for match in _COMPOUND_NUMBER_WORD.finditer(text):
+        if free(*match.span()) and not _OUT_OF.search(text, 0, match.start()):
+            value = _NUMBER_WORDS[match.group(1).lower()] + _ONES.index(match.group(2).lower()) + 1
+            unit, end = _unit_after(text, match.end())
+            add(match.start(), end, _number_keys({float(value)}, unit), unit)
     for match in _NUMBER_WORD.finditer(text):
         if not free(*match.span()) or _OUT_OF.search(text, 0, match.start()):
             continue
@@ -264,6 +291,10 @@ def quantities(text: str) -> list[Quantity]:
             _number_keys({float(_NUMBER_WORDS[match.group(1).lower()])}, unit),
             unit,
         )
+    for match in _ONE_BEFORE_UNIT.finditer(text):
+        unit, end = _unit_after(text, match.end())
+        if unit is not None and free(match.start(), end):
+            add(match.start(), end, _number_keys({1.0}, unit), unit)
     return [quantity for _, quantity in sorted(found, key=lambda item: item[0])]
 
 

@@ -38,6 +38,7 @@ from audit_pipeline.verification.rewrites import RewriteEdit, closest_rewrite, e
 from audit_pipeline.verification.signals import (
     ANTONYMS,
     ATTRIBUTION_WORDS,
+    DENYING_WORDS,
     HEDGES,
     NAME_ALIASES,
     TEMPORAL_WORDS,
@@ -352,7 +353,16 @@ def _polarity_features(view: _View) -> tuple[dict[str, float], list[str], int, F
             if holders and all(s.negated for s in holders):
                 negated_only += 1
     top = view.top_stems
-    flips = [w for w in view.unique if w in ANTONYMS and ANTONYMS[w] in top and w not in top]
+    # A word that denies in itself ("prohibited") against a negated claim ("not allowed") is
+    # the same statement, not an opposite.
+    flips = [
+        w
+        for w in view.unique
+        if w in ANTONYMS
+        and ANTONYMS[w] in top
+        and w not in top
+        and not (claim_negated and DENYING_WORDS & {w, ANTONYMS[w]})
+    ]
     flips.extend(_prefix_flips(view.stems, top))
     fields = check_fields(view.claim, boolean_fields([s.text for s in view.sentences]))
     features = {

@@ -23,7 +23,7 @@ from audit_pipeline.specifics.language import parse_many
 from audit_pipeline.text.tokens import STOPWORDS, stem
 from audit_pipeline.verification.evidence_units import EvidenceUnit
 from audit_pipeline.verification.fields import is_field_line
-from audit_pipeline.verification.signals import ANTONYMS, HEDGES, NEGATION_WORDS
+from audit_pipeline.verification.signals import ANTONYMS, DENYING_WORDS, HEDGES, NEGATION_WORDS
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -33,15 +33,6 @@ if TYPE_CHECKING:
 MIN_COVERAGE = 0.75
 MIN_SHARED = 2
 MIN_CLAUSE_WORDS = 3
-# Verbs and adjectives that state a negation in themselves.
-_DENYING = frozenset(
-    stem(word)
-    for word in [
-        "prohibit", "forbid", "ban", "disable", "disallow", "deny", "refuse", "reject", "decline",
-        "exclude", "prevent", "block", "lack", "fail", "cease", "stop", "discontinue",
-        "prohibited", "forbidden", "banned", "disabled", "impossible", "unavailable",
-    ]
-)  # fmt: skip
 # Words that turn a statement round by themselves: a claim that adds one of these to the
 # evidence's words may be a faithful restatement of a negated sentence.
 _TURNING = frozenset(
@@ -49,7 +40,7 @@ _TURNING = frozenset(
     for word in [
         "different", "other", "another", "separate", "instead", "only", "except", "exempt",
         "outside", "without", "unless", "rather", "alternative", "elsewhere", "apart", "beyond",
-        "avoid", "absent", "free", "less", "fewer", "neither", "nor",
+        "avoid", "absent", "less", "fewer", "neither", "nor",
     ]
 )  # fmt: skip
 # Predicates that state the same thing in policy language: a clause is compared only with a
@@ -61,7 +52,7 @@ _PREDICATE_GROUPS = tuple(
         ["require", "required", "mandatory", "mandate", "enforce", "compulsory", "oblige",
          "obligatory", "need", "necessary", "must", "insist"],
         ["permit", "allow", "enable", "accept", "authorise", "authorize", "approve", "let",
-         "can", "may", "use", "support"],
+         "can", "may", "use", "support", "prohibit", "forbid", "ban", "disallow", "free"],
         ["provide", "offer", "include", "contain", "feature", "give", "have", "support"],
         ["store", "keep", "retain", "hold", "save", "archive", "preserve"],
         ["share", "sell", "disclose", "transfer", "send", "pass", "give"],
@@ -73,7 +64,9 @@ _PREDICATE_GROUPS = tuple(
     )
 )  # fmt: skip
 _PERMISSION_MODALS = frozenset({"can", "may", "could"})
-_CLAUSE_DEPS = frozenset({"conj", "advcl", "ccomp", "relcl", "parataxis", "xcomp"})
+# Words that carry a clause's verb with it: its auxiliaries ("must not be re-energized" has its
+# "not" on the auxiliary "be").
+_VERB_GROUP = frozenset({"aux", "auxpass", "cop", "prt"})
 _ARGUMENTS = frozenset({"nsubj", "nsubjpass", "dobj", "attr", "expl"})
 
 
@@ -112,6 +105,10 @@ def _is_negation(token: Token) -> bool:
     return token.dep_ == "neg" or lowered in ("never", "not", "n't") or lowered.endswith("n't")
 
 
+def _has_subject(token: Token) -> bool:
+    return any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children)
+
+
 def _clause_heads(doc: Doc) -> list[Token]:
     heads: list[Token] = []
     for token in doc:
@@ -125,7 +122,8 @@ def _clause_heads(doc: Doc) -> list[Token]:
 
 
 def _clause(head: Token) -> _Clause:
-    """The head's words (without clauses of their own) and their polarity."""
+    """The head's words (without the coordinated clauses that have a subject of their own:
+    those are statements of their own) and the polarity of the head."""
     words: list[Token] = []
     stack = [head]
     while stack:
@@ -134,9 +132,10 @@ def _clause(head: Token) -> _Clause:
         stack.extend(
             child
             for child in token.children
-            if not (child.dep_ in _CLAUSE_DEPS and child.pos_ in ("VERB", "AUX"))
+            if not (child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") and _has_subject(child))
         )
-    negations = sum(1 for child in head.children if _is_negation(child))
+    group = [head, *(c for c in head.children if c.dep_ in _VERB_GROUP)]
+    negations = sum(1 for member in group for c in member.children if _is_negation(c))
     negations += sum(
         1
         for child in head.children
@@ -145,10 +144,10 @@ def _clause(head: Token) -> _Clause:
             grand.dep_ == "det" and grand.lower_ in ("no", "neither") for grand in child.children
         )
     )
-    if stem(head.lemma_.lower()) in _DENYING or stem(head.lower_) in _DENYING:
+    if stem(head.lemma_.lower()) in DENYING_WORDS or stem(head.lower_) in DENYING_WORDS:
         negations += 1
     acomp = [c for c in head.children if c.dep_ in ("acomp", "oprd")]
-    if any(stem(c.lower_) in _DENYING for c in acomp):
+    if any(stem(c.lower_) in DENYING_WORDS for c in acomp):
         negations += 1
     words.sort(key=lambda t: t.i)
     stems = frozenset(

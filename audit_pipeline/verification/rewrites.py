@@ -21,7 +21,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from audit_pipeline.text.tokens import stem
-from audit_pipeline.verification.signals import ANTONYMS, NEGATION_WORDS
+from audit_pipeline.verification.signals import ANTONYMS, DENYING_WORDS, NEGATION_WORDS
 
 # A close rewrite: most of the claim's words come unchanged, in order, from the one sentence;
 # or the claim keeps nearly all of the sentence and adds to it.
@@ -92,18 +92,32 @@ def evidence_words(text: str) -> frozenset[str]:
 
 
 def _negations(words: Iterable[str]) -> int:
-    return sum(1 for w in words if w in NEGATION_WORDS or w.endswith("n't"))
+    """Negations of a stretch, a word that denies in itself ("prohibited") counting as one."""
+    return sum(
+        1 for w in words if w in NEGATION_WORDS or w.endswith("n't") or stem(w) in DENYING_WORDS
+    )
 
 
 def _plain_words(words: Iterable[str]) -> int:
     """Words of a stretch other than negations: "do not" has one, "if this doesn't work" three
     (a clause added, not a statement negated)."""
-    return sum(1 for w in words if w not in NEGATION_WORDS and not w.endswith("n't"))
+    return sum(
+        1
+        for w in words
+        if w not in NEGATION_WORDS and not w.endswith("n't") and stem(w) not in DENYING_WORDS
+    )
 
 
 def _opposite(old: Sequence[str], new: Sequence[str]) -> bool:
+    """A word swapped for its opposite; a word that denies in itself ("prohibited") is counted
+    as a negation instead, so "not allowed" for it is no flip."""
     old_stems = {stem(w) for w in old} | set(old)
-    return any(ANTONYMS.get(stem(w)) in old_stems or ANTONYMS.get(w) in old_stems for w in new)
+    return any(
+        (ANTONYMS.get(stem(w)) in old_stems or ANTONYMS.get(w) in old_stems)
+        and stem(w) not in DENYING_WORDS
+        and ANTONYMS.get(stem(w)) not in DENYING_WORDS
+        for w in new
+    )
 
 
 def _classify(
@@ -122,9 +136,11 @@ def _classify(
     ]
     if len(old) > MAX_SWAP_WORDS or len(new) > MAX_SWAP_WORDS:
         return "addition" if unseen and not old else ""
-    if _negations(old) != _negations(new) and _plain_words(old) + _plain_words(new) <= 2:
-        return "negation"
-    if _opposite(old, new):
+    if _negations(old) % 2 != _negations(new) % 2:
+        # "prohibited" -> "not allowed" turns nothing round; "prohibited" -> "allowed" does.
+        if _plain_words(old) + _plain_words(new) <= 2:
+            return "negation"
+    elif _opposite(old, new):
         return "opposite"
     months_old, months_new = _MONTHS.intersection(old), _MONTHS.intersection(new)
     if months_new and months_old and months_new != months_old:

@@ -22,6 +22,18 @@ NEGATION_WORDS = frozenset(
 )  # fmt: skip
 
 
+# Verbs and adjectives that state a negation in themselves (stems): "prohibited" says "not
+# allowed", so a rewrite that says "not allowed" for it negates nothing.
+DENYING_WORDS = frozenset(
+    stem(word)
+    for word in [
+        "prohibit", "forbid", "ban", "disable", "disallow", "deny", "refuse", "reject", "decline",
+        "exclude", "prevent", "block", "lack", "fail", "cease", "stop", "discontinue",
+        "prohibited", "forbidden", "banned", "disabled", "impossible", "unavailable",
+    ]
+)  # fmt: skip
+
+
 def negation_count(text: str) -> int:
     count = 0
     for token in raw_tokens(text.replace("’", "'")):  # noqa: RUF001

@@ -20,6 +20,7 @@ cell's row label and column header.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -40,12 +41,17 @@ from audit_pipeline.verification.signals import NAME_ALIASES, acronym_expansions
 # A counterpart stands for "the same thing" when it shares at least half of the claim
 # specific's context (and at least one word).
 MIN_SHARED_SHARE = 0.5
+# Context words compare on their first letters (a stemmer leaves "respond" and "response").
+ROOT_LETTERS = 6
 # A matching value counts unless a differing one is clearly better aligned.
 EQUAL_ALIGNMENT_SHARE = 0.75
 _VALUE_HINTS = frozenset(FREQUENCY_WORDS) | frozenset(PERIOD_NOUNS) | frozenset(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september",
      "october", "november", "december", "once", "twice", "every", "each"]
 )  # fmt: skip
+
+
+_RECORD_LINE = re.compile(r"[^:.!?\n]{1,60}:\s")
 
 
 class Grounding(StrEnum):
@@ -103,11 +109,16 @@ def _context_of(located: _Located) -> frozenset[str]:
     return located.specific.context
 
 
+def roots(stems: frozenset[str]) -> frozenset[str]:
+    """Stems cut to six letters, so "respond" meets "response" and "effect" "effective"."""
+    return frozenset(s[:ROOT_LETTERS] for s in stems)
+
+
 def _alignment(specific: Specific, located: _Located) -> tuple[int, float]:
     """(shared context words, a score that breaks ties with the whole unit's words)."""
-    context = specific.context
-    shared = len(context & _context_of(located))
-    around = len(context & located.unit.stems)
+    context = roots(specific.context)
+    shared = len(context & roots(_context_of(located)))
+    around = len(context & roots(located.unit.stems))
     return shared, shared + 0.25 * around
 
 
@@ -125,16 +136,19 @@ def _equal(claim: Specific, evidence: Specific) -> bool:
         )
     if claim.kind is Kind.IDENTIFIER:
         return claim.key == evidence.key
-    return same_value(claim.low, claim.high, evidence.low, evidence.high) or within(
-        claim.low, claim.high, evidence.low, evidence.high
-    )
+    if same_value(claim.low, claim.high, evidence.low, evidence.high):
+        return True
+    # One value inside the evidence's range ("3 days" of "2-3 days"); a range must match.
+    return claim.low == claim.high and within(claim.low, claim.high, evidence.low, evidence.high)
 
 
 def _comparable(claim: Specific, evidence: Specific) -> bool:
     if claim.kind is Kind.DATE:
+        # A bare year ("in 2011") is narrated too loosely to hold against the evidence's dates.
         return (
             evidence.kind is Kind.DATE
             and claim.date is not None
+            and claim.date.month is not None
             and evidence.date is not None
             and claim.date.shares_a_part(evidence.date)
         )
@@ -181,6 +195,10 @@ def _ground_value(
                 unit.text,
                 unit.chunk_id,
             )
+    if specific.kind is Kind.COUNT and _loosely_stated(specific, loose_keys):
+        # A count whose number the evidence states in any form ("stars: 2.5" for "2.5 stars"):
+        # records and lists rarely say it with the same noun.
+        return SpecificFinding(specific, Grounding.GROUNDED)
     if best_other is not None and _aligned(specific, best_other[1]):
         other = best_other[2]
         return SpecificFinding(
@@ -213,12 +231,14 @@ def _fabrication_checked(specific: Specific) -> bool:
 
 
 def _loosely_stated(specific: Specific, keys: set[tuple[str, float]]) -> bool:
-    """The number occurs somewhere in the evidence, in whatever form (a bare "90" in a table,
-    "2019" as a year): not a fabrication, whatever it is said about."""
+    """A count whose number occurs somewhere in the evidence in whatever form ("stars: 2.5"),
+    or an identifier stated with other words around it: not a fabrication. A measure, an
+    amount or a date must be stated as one."""
     if specific.kind is Kind.IDENTIFIER:
         return (specific.key, 0.0) in keys
-    surface_keys = quantity_keys(specific.surface)
-    return bool(surface_keys & keys)
+    if specific.kind is Kind.COUNT:
+        return bool(quantity_keys(specific.surface) & keys)
+    return False
 
 
 @dataclass(frozen=True)
@@ -244,6 +264,10 @@ def _name_found(specific: Specific, evidence: _EvidenceWords) -> bool:
     words = specific.name_words() or tuple(specific.key.split())
     if not words:
         return True
+    if specific.label == "PERSON" and any(
+        len(word) >= 3 and word in evidence.words for word in words
+    ):
+        return True  # "Felicia Cannon" where the evidence says "Felicia"
     if specific.key.replace(" ", "") in evidence.acronyms:
         return True  # "AWS" where the evidence says "Amazon Web Services"
     spelled = acronym_expansions(specific.surface)
@@ -264,7 +288,9 @@ def _ground_name(
         return SpecificFinding(specific, Grounding.GROUNDED)
     best: tuple[int, EvidenceUnit] | None = None
     for unit in units:
-        shared = len(specific.context & unit.stems)
+        if _RECORD_LINE.match(unit.text):
+            continue  # a record's key names a field, not who did what
+        shared = len(roots(specific.context) & roots(unit.stems))
         if best is None or shared > best[0]:
             best = (shared, unit)
     if best is not None and _aligned(specific, best[0]):
