@@ -234,7 +234,8 @@ def _collect(result: AuditRunResult, value: Callable[[str], Any]) -> RunResult:
     failed = failures(result)
     late = [message for step, message in failed if step in AFTER_DECISION]
     if len(late) < len(failed) or not _has(result, "risk_scores"):
-        return RunResult(False, errors=[message for _, message in failed], asset_counts=counts)
+        errors = [message for _, message in failed] or _run_failure(result)
+        return RunResult(False, errors=errors, asset_counts=counts)
     report = value("audit_report") if _has(result, "audit_report") else None
     return RunResult(
         True,
@@ -243,6 +244,17 @@ def _collect(result: AuditRunResult, value: Callable[[str], Any]) -> RunResult:
         asset_counts=counts,
         warnings=late,
     )
+
+
+def _run_failure(result: AuditRunResult) -> list[str]:
+    """The run's own error, when it failed outside every step (a cluster that could not be
+    reached)."""
+    messages = []
+    for event in result.all_events:
+        if event.is_run_failure and event.job_failure_data.error is not None:
+            error = event.job_failure_data.error
+            messages.append((error.cause or error).message.strip())
+    return messages
 
 
 def _has(result: AuditRunResult, asset: str) -> bool:

@@ -10,6 +10,8 @@ the project installed and the same paths as this process (see README, *Scaling o
 
 from __future__ import annotations
 
+import logging
+import pickle
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -47,11 +49,12 @@ DASK_CONFIG = {
 }
 
 
-def run_step_on_worker(*args: Any) -> Sequence[DagsterEvent]:
-    """What a Dask worker runs for one step: dagster-dask's step runner, in a process marked
-    as a cluster worker (it must not open the warehouse)."""
+def run_step_on_worker(arguments: bytes) -> bytes:
+    """What a Dask worker runs for one step: dagster-dask's step runner, in a process marked as
+    a cluster worker (it must not open the warehouse). Pickled both ways: Dask cannot size
+    Dagster's records and would log a warning for each."""
     mark_cluster_worker()
-    return query_on_dask_worker(*args)
+    return pickle.dumps(query_on_dask_worker(*pickle.loads(arguments)))
 
 
 class _DaskStep:
@@ -62,7 +65,8 @@ class _DaskStep:
         return bool(self.future.done())
 
     def events(self) -> Sequence[DagsterEvent]:
-        return list(self.future.result())
+        events: list[DagsterEvent] = pickle.loads(self.future.result())
+        return events
 
     def cancel(self) -> None:
         self.future.cancel()
@@ -84,8 +88,7 @@ class DaskClusterExecutor(ClusterExecutor):
             def submit(
                 context: PlanOrchestrationContext, step: ExecutionStep, known: KnownExecutionState
             ) -> _DaskStep:
-                future = client.submit(
-                    run_step_on_worker,
+                arguments: tuple[Any, ...] = (
                     [],  # dependencies: the loop submits a step once its inputs exist
                     context.reconstructable_job,
                     context.dagster_run,
@@ -93,6 +96,10 @@ class DaskClusterExecutor(ClusterExecutor):
                     [step.key],
                     instance,
                     known,
+                )
+                future = client.submit(
+                    run_step_on_worker,
+                    pickle.dumps(arguments),
                     key=f"{context.dagster_run.run_id}.{step.key}",
                     pure=False,
                 )
@@ -114,7 +121,12 @@ class DaskClusterExecutor(ClusterExecutor):
             host="127.0.0.1",
             dashboard_address=None,
         ) as cluster:
-            yield cluster
+            try:
+                yield cluster
+            finally:
+                # Every step's output is stored by now: a worker slow to exit (seconds on a busy
+                # machine) is killed when the cluster closes, which is no news for the audit.
+                logging.getLogger("distributed.nanny").setLevel(logging.ERROR)
 
 
 @executor(

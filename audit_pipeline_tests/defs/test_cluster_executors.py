@@ -59,6 +59,7 @@ def test_dask_local_cluster_writes_the_rows_of_one_process(
     batched = write_policy_workspace(tmp_path / "dask", batches=2)
     run = cli(batched, "run", "--executor", "dask", "--workers", "2", "--report-only")
     assert run.returncode == 0, run.stderr
+    assert run.stderr.strip() == ""  # as quiet as a run in one process
     _assert_only_batches_left_the_cli(batched)
     assert_rows_of_one_process(one_process, batched)
 
@@ -83,6 +84,7 @@ def test_celery_workers_write_the_rows_of_one_process(
         batched, "run", "--executor", "celery", "--report-only", env={BROKER_ENV: celery_broker}
     )
     assert run.returncode == 0, run.stderr
+    assert run.stderr.strip() == ""  # as quiet as a run in one process
     _assert_only_batches_left_the_cli(batched)
     assert_rows_of_one_process(one_process, batched)
 
