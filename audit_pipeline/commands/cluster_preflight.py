@@ -50,11 +50,11 @@ def check_executor(config: Any, args: argparse.Namespace) -> None:
                 f"--executor celery reads the broker's URL from ${BROKER_ENV} "
                 "(redis://HOST:PORT/0), which is not set"
             )
-    if not on_this_machine(urlsplit(where).hostname or ""):
+    if not _on_this_machine(urlsplit(where).hostname or ""):
         _check_one_machine_writers(config, executor)
 
 
-def on_this_machine(host: str) -> bool:
+def _on_this_machine(host: str) -> bool:
     """A loopback address or name: workers that reach it run on this machine."""
     if host == "localhost":
         return True
