@@ -10,13 +10,17 @@ it: there a missing server fails the test.
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
+from audit_pipeline.commands.cluster_preflight import check_executor
+from audit_pipeline.commands.preflight import UsageError
 from audit_pipeline.commands.run_audit import RunOptions, run_audit
 from audit_pipeline.config import load_config
 from audit_pipeline.defs import cluster_execution
@@ -120,3 +124,24 @@ def test_workers_on_other_machines_with_one_machine_files_are_refused(tmp_path: 
     assert "event log" in run.stderr and "Postgres" in run.stderr
     audits = Warehouse(load_config(config).duckdb_path).query("SELECT count(*) AS n FROM audits")
     assert audits.n[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"scheduler": "tcp://127.0.0.1:8786"}, "need --executor dask"),
+        ({"executor": "dask", "workers": 0}, "--workers must be at least 1"),
+        ({"executor": "dask", "processes": 2}, "--processes is the multiprocess executor's"),
+        ({"executor": "dask", "scheduler": "127.0.0.1:8786"}, "not a Dask address"),
+        ({"executor": "dask", "scheduler": "tcp://127.0.0.1:8786", "workers": 2}, "local"),
+        ({"executor": "celery", "workers": 2}, "the dask executor's"),
+        ({"executor": "celery"}, f"${BROKER_ENV}"),
+    ],
+)
+def test_executor_arguments_are_checked_before_the_audit(
+    arguments: dict[str, object], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(BROKER_ENV, raising=False)
+    given = {"executor": None, "scheduler": None, "workers": None, "processes": 1, **arguments}
+    with pytest.raises(UsageError, match=re.escape(message)):
+        check_executor(None, argparse.Namespace(**given))
