@@ -172,9 +172,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from audit_pipeline.commands.run_audit import (
         RunOptions,
         combine_repeats,
+        instance,
         real_failure_threshold,
         run_audit,
     )
+    from audit_pipeline.commands.run_lock import AuditRunning, check_not_running
     from audit_pipeline.logs import add_json_file_handler
     from audit_pipeline.reports.write import write_outcome_report
     from audit_pipeline.suites.fuzz import parse_transformations
@@ -202,7 +204,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise UsageError(f"no unfinished audit of target {target!r} to resume")
         try:
             check_resumable(Warehouse(config.duckdb_path), resume, target)
-        except AuditNotResumableError as error:
+            check_not_running(config.duckdb_path, instance(config), resume)
+        except (AuditNotResumableError, AuditRunning) as error:
             raise UsageError(str(error)) from None
     options = RunOptions(
         target=target,

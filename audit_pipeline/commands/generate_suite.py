@@ -6,7 +6,8 @@ case implies and the vault lacks, and adversarial prompts (``suitegen/builder.py
 default; with ``suite_generation:`` in audit.yaml (or ``--model``) a litellm model writes the
 questions and gap topics, validated (``suitegen/llm_writer.py``). The vault index is brought up
 to date first (the vault assets are materialised), because the gaps are found by searching it.
-The file is validated as a suite before it is written.
+The file is validated as a suite before it is written, and an existing file is replaced only
+with ``--force`` (a suite that was edited by hand is work to lose).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--use-case", required=True, help="what the audited bot is for")
     parser.add_argument("--n", type=int, default=40, help="prompts to write (default 40)")
     parser.add_argument("--out", type=Path, help=f"suite file to write (default {DEFAULT_OUT})")
+    parser.add_argument("--force", action="store_true", help="replace --out if it exists")
     parser.add_argument("--name", default="generated", help="the suite's name")
     parser.add_argument(
         "--model", help="litellm model id that writes the questions (default: suite_generation)"
@@ -50,6 +52,8 @@ def command(args: argparse.Namespace, config_path: Path, config: Any) -> int:
         raise UsageError("--use-case must describe the bot")
     out = args.out or config.resolve(DEFAULT_OUT)
     check_writable_file(out, "--out")
+    if out.exists() and not args.force:
+        raise UsageError(f"--out {out} exists: pass --force to replace it, or choose another file")
     settings = config.suite_generation
     if args.model:
         from audit_pipeline.llm.judge_settings import JudgeSettings

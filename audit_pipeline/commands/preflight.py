@@ -29,10 +29,10 @@ def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError("--concurrency must be at least 1")
     if args.processes < 1:
         raise UsageError("--processes must be at least 1")
-    target, suite = _check_target_and_suite(config, args)
+    target, suite, prompt_ids = _check_target_and_suite(config, args)
     _check_judge_key(config)
     check_embedding_key(config)
-    _check_waivers(config)
+    _check_waivers(config, prompt_ids)
     if args.json is not None:
         check_writable_file(args.json, "--json")
     check_vault(config)
@@ -40,7 +40,8 @@ def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
     return target, suite
 
 
-def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str, str]:
+def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str, str, list[str]]:
+    """The target's and the suite's names, and the suite's prompt ids (fuzz variants too)."""
     from audit_pipeline.config import ConfigError
     from audit_pipeline.suites.errors import SuiteValidationError
     from audit_pipeline.suites.fuzz import fuzz_suite, parse_transformations
@@ -69,15 +70,15 @@ def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str,
                 close_target(built)
     except (ConfigError, SuiteValidationError, TargetConfigError, KeyError, ValueError) as error:
         raise UsageError(str(error)) from None
-    return target, suite_name
+    return target, suite_name, [prompt.id for prompt in suite.prompts]
 
 
-def _check_waivers(config: Any) -> None:
+def _check_waivers(config: Any, prompt_ids: list[str]) -> None:
     from audit_pipeline.scoring.waivers import WaiverError, load_waivers
 
     if config.waivers_path is not None:
         try:
-            load_waivers(config.waivers_path)
+            load_waivers(config.waivers_path, prompt_ids)
         except WaiverError as error:
             raise UsageError(str(error)) from None
 

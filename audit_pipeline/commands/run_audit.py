@@ -30,6 +30,13 @@ from dagster import (
     materialize,
 )
 
+from audit_pipeline.commands.run_lock import (
+    RUN_OWNER_TAG,
+    AuditRunning,
+    owning_run,
+    resume_lock_name,
+    running_message,
+)
 from audit_pipeline.config import AuditConfig
 from audit_pipeline.defs.graph import build_assets, build_checks, reconstructable_audit_job
 from audit_pipeline.defs.resources import resources_from_config
@@ -184,8 +191,24 @@ def run_audit(
 ) -> RunResult:
     """Materialise every asset for one target; the outcome is None when a step failed.
 
-    ``progress`` hears from the responses step only when it runs in this process.
+    ``progress`` hears from the responses step only when it runs in this process. The run holds
+    its lock file (``run_lock``) throughout, so a resume can tell it is alive.
     """
+    resume = options.resume_audit_id
+    try:
+        with owning_run(config.duckdb_path, resume and resume_lock_name(resume)) as owner:
+            return _run_owned(config_path, config, options, progress, {RUN_OWNER_TAG: owner})
+    except AuditRunning as error:
+        return RunResult(False, errors=[running_message(resume or "?", str(error))])
+
+
+def _run_owned(
+    config_path: Path,
+    config: AuditConfig,
+    options: RunOptions,
+    progress: Callable[[int, int], None] | None,
+    tags: dict[str, str],
+) -> RunResult:
     handler = _ProgressHandler(progress) if progress else None
     logger = logging.getLogger(PROGRESS_LOGGER)
     if handler:
@@ -198,7 +221,7 @@ def run_audit(
                 reconstructable_audit_job(config_path, "full_audit", options.executor),
                 instance=runs,
                 run_config=_run_config(options),
-                tags={PARTITION_TAG: options.target},
+                tags={PARTITION_TAG: options.target, **tags},
             ) as job_result:
                 storage = RunScopedIOManager()  # the job's IO manager (resources_from_config)
                 return _collect(
@@ -214,6 +237,7 @@ def run_audit(
             partition_key=options.target,
             run_config=_run_config(options),
             raise_on_error=False,
+            tags=tags,
         )
     finally:
         if handler:

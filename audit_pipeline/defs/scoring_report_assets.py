@@ -73,7 +73,7 @@ def build_scoring_report_assets(
             suite=prompt_suite.suite,
             catalog=VaultCatalog.from_scan(vault_documents, rules.citation_aliases),
             rules=rules,
-            waivers=waiver_status(config.waivers_path),
+            waivers=waiver_status(config.waivers_path, prompt_suite.suite),
             embedder=index.embedder.get,
             strict_citations=config.validation.strict_citations,
         )
@@ -129,7 +129,7 @@ def build_scoring_report_assets(
             rules=config.assertion_rules(ref.target),
             scoring=config.scoring,
             gates=config.gates,
-            waivers=waiver_status(config.waivers_path),
+            waivers=waiver_status(config.waivers_path, prompt_suite.suite),
         )
         outcome, report, problems = scored.outcome, scored.risk, scored.problems
         decision, summary, gates = outcome.decision, assertion_results.summary, outcome.gates

@@ -69,9 +69,13 @@ class ScoredAudit:
     problems: list[str]  # why the audit is incomplete; empty when it checked enough
 
 
-def waiver_status(path: Path | None) -> WaiverStatus | None:
-    """Today's split of the waivers file into active and expired; None without a file."""
-    return None if path is None else split(load_waivers(path), datetime.now(UTC).date())
+def waiver_status(path: Path | None, suite: PromptSuite) -> WaiverStatus | None:
+    """Today's split of the waivers file into active and expired, each checked against the
+    audited ``suite``; None without a file."""
+    if path is None:
+        return None
+    waivers = load_waivers(path, [prompt.id for prompt in suite.prompts])
+    return split(waivers, datetime.now(UTC).date())
 
 
 def waived_labels(

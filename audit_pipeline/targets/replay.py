@@ -1,14 +1,17 @@
 """A target that answers from recorded responses, to audit logs of a bot already in use.
 
 Recordings come from outside (production logs, another team's export), so every row is
-validated on load and problems are reported together with their row; a prompt without a
-recording becomes an error row in the audit instead of stopping it.
+validated on load and problems are reported together with their row (a file that is not UTF-8
+too, with the line where it stops being so); a prompt without a recording becomes an error row
+in the audit instead of stopping it, and a recorded row that answers no turn of the suite (an
+unknown prompt id, a turn the prompt does not have) is warned about rather than ignored.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import math
 import unicodedata
@@ -59,6 +62,10 @@ class ReplayTarget:
         self.config = config
         path = config.path
         self.path = path if path.is_absolute() or base_dir is None else Path(base_dir) / path
+        if self.path.is_dir():
+            raise TargetConfigError(
+                f"target {name!r}: recording {self.path} is a directory, not a file"
+            )
         if not self.path.is_file():
             raise TargetConfigError(f"target {name!r}: recording {self.path} does not exist")
         self._file_hash = hashlib.sha256(self.path.read_bytes()).hexdigest()
@@ -80,13 +87,18 @@ class ReplayTarget:
             self.kind, {"recording_sha256": self._file_hash, "match_on": self.config.match_on}
         )
 
-    def lookup(self, prompt_id: str, turn: int, prompt: str) -> RecordedAnswer | None:
-        """The recorded answer for this turn; TargetError when several rows disagree."""
+    def _candidates(self, prompt_id: str, turn: int, prompt: str) -> list[RecordedAnswer]:
+        """The recorded rows that answer this turn."""
         candidates: list[RecordedAnswer] = []
         if self.config.match_on in ("prompt_id", "auto"):
             candidates = self._by_id.get((prompt_id, turn), [])
         if not candidates and self.config.match_on in ("prompt", "auto"):
             candidates = self._by_text.get((normalise_prompt(prompt), turn), [])
+        return candidates
+
+    def lookup(self, prompt_id: str, turn: int, prompt: str) -> RecordedAnswer | None:
+        """The recorded answer for this turn; TargetError when several rows disagree."""
+        candidates = self._candidates(prompt_id, turn, prompt)
         if not candidates:
             return None
         if len({answer.response for answer in candidates}) > 1:
@@ -115,8 +127,19 @@ class ReplayTarget:
         ``--id`` / ``--category``), ``suite`` the whole suite the recording was made for."""
         turns = sum(len(prompt.turns) for prompt in selected.prompts)
         missing = self.missing(selected.prompts)
-        known = {prompt.id for prompt in suite.prompts}
-        unknown = sorted({a.prompt_id for a in self.answers if a.prompt_id} - known)
+        known = {prompt.id: len(prompt.turns) for prompt in suite.prompts}
+        unknown = sorted({a.prompt_id for a in self.answers if a.prompt_id} - set(known))
+        used = {
+            id(answer)
+            for prompt in suite.prompts
+            for turn, suite_turn in enumerate(prompt.turns)
+            for answer in self._candidates(prompt.id, turn, suite_turn.prompt)
+        }
+        unmatched = [
+            _unmatched(answer, known)
+            for answer in self.answers
+            if id(answer) not in used and answer.prompt_id not in unknown
+        ]
         swallowed = []
         for answer in self.answers:
             if not answer.position.startswith("lines "):
@@ -129,7 +152,7 @@ class ReplayTarget:
                         f"that starts with prompt id {first!r} (an unbalanced quote swallowed "
                         "a row?)"
                     )
-        return RecordingCheck(turns, len(missing), unknown, swallowed)
+        return RecordingCheck(turns, len(missing), unknown, swallowed, unmatched)
 
     def answer(self, request: TargetRequest) -> TargetReply:
         found = self.lookup(request.prompt_id, request.turn, request.prompt)
@@ -151,6 +174,7 @@ class RecordingCheck:
     missing: int
     unknown_prompt_ids: list[str]
     swallowed_rows: list[str]
+    unmatched_rows: list[str]  # rows of known prompts (or none) that answer no suite turn
 
     @property
     def coverage(self) -> float:
@@ -166,14 +190,29 @@ class RecordingCheck:
         return found
 
     def warnings(self, path: Path) -> list[str]:
-        if not self.unknown_prompt_ids:
-            return []
-        shown = ", ".join(self.unknown_prompt_ids[:10])
-        more = len(self.unknown_prompt_ids) - 10
-        return [
-            f"recording {path} answers prompt ids the suite does not have: {shown}"
-            + (f" and {more} more" if more > 0 else "")
-        ]
+        found = []
+        for problem, items in (
+            ("answers prompt ids the suite does not have", self.unknown_prompt_ids),
+            ("has rows that answer no turn of the suite (ignored)", self.unmatched_rows),
+        ):
+            if items:
+                more = len(items) - 10
+                found.append(
+                    f"recording {path} {problem}: {', '.join(items[:10])}"
+                    + (f" and {more} more" if more > 0 else "")
+                )
+        return found
+
+
+def _unmatched(answer: RecordedAnswer, turns_of: dict[str, int]) -> str:
+    """Why a recorded row of a known prompt (or of none) answers no suite turn."""
+    count = turns_of.get(answer.prompt_id or "", 0)
+    if answer.prompt_id is None or answer.turn < count:  # matched on text, and it does not
+        return f"{answer.position} (its prompt text matches no turn {answer.turn} of the suite)"
+    return (
+        f"{answer.position} (prompt {answer.prompt_id!r} turn {answer.turn}: the suite's "
+        f"prompt has {count} turn{'s' if count != 1 else ''})"
+    )
 
 
 def check_recording(target: object, selected: PromptSuite, suite: PromptSuite) -> list[str]:
@@ -220,8 +259,7 @@ def _read_rows(path: Path) -> list[tuple[str, Any]]:
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
         rows: list[tuple[str, Any]] = []
-        text = path.read_text(encoding="utf-8-sig")
-        for number, line in enumerate(text.splitlines(), start=1):
+        for number, line in enumerate(_text(path).splitlines(), start=1):
             if not line.strip():
                 continue
             try:
@@ -239,6 +277,18 @@ def _read_rows(path: Path) -> list[tuple[str, Any]]:
     raise TargetConfigError(f"recording {path}: unsupported suffix; use .jsonl, .csv or .parquet")
 
 
+def _text(path: Path) -> str:
+    """The recording's text; ``TargetConfigError`` naming the line where it is not UTF-8."""
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise TargetConfigError(
+            f"recording {path}, line {line}: not valid UTF-8 (byte {error.start}); save it as UTF-8"
+        ) from None
+
+
 @dataclass(frozen=True)
 class _Invalid:
     reason: str
@@ -253,7 +303,7 @@ def _read_csv(path: Path) -> list[tuple[str, Any]]:
     a problem reported with its line numbers.
     """
     rows: list[tuple[str, Any]] = []
-    with path.open(encoding="utf-8-sig", newline="") as handle:
+    with io.StringIO(_text(path), newline="") as handle:
         reader = csv.reader(handle, strict=True)
         try:
             header = next(reader, None)

@@ -1,5 +1,6 @@
 """A run killed with SIGKILL half-way is completed by ``run --resume``: same audit, every row
-once, nothing lost (answers given before the kill come back from the response cache)."""
+once, nothing lost (answers given before the kill come back from the response cache). While
+the first run is alive, ``--resume`` refuses and names its process."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,29 +37,38 @@ IDS = (
 ANSWER = "Encryption keys rotate every 12 months. [source: encryption-standard.md#6. Key Rotation]"
 
 
+HELD_AFTER = 3  # calls answered before the bot holds the next one (until the gate opens)
+
+
 @pytest.fixture
-def slow_bot() -> Iterator[ChatServer]:
+def slow_bot() -> Iterator[tuple[ChatServer, threading.Event]]:
+    gate = threading.Event()
+
     def respond(request: ReceivedRequest) -> ServerReply:
+        if server.count > HELD_AFTER:
+            gate.wait(120)
         return ServerReply(body={"answer": ANSWER}, delay_s=0.3)
 
     server = ChatServer(respond).start()
-    yield server
+    yield server, gate
+    gate.set()
     server.stop()
 
 
 def test_killed_audit_is_resumed_without_duplicates_or_gaps(
-    tmp_path: Path, sample_index_dir: Path, slow_bot: ChatServer
+    tmp_path: Path, sample_index_dir: Path, slow_bot: tuple[ChatServer, threading.Event]
 ) -> None:
+    bot, gate = slow_bot
     config = write_audit_config(
         tmp_path,
         sample_index_dir,
         targets={
             "bot": {
                 "type": "http",
-                "url": slow_bot.url,
+                "url": bot.url,
                 "answer_path": "$.answer",
                 "concurrency": 1,
-                "timeout_s": 10,
+                "timeout_s": 120,
             }
         },
         defaults={"suite": "security-questionnaire", "target": "bot"},
@@ -72,13 +83,19 @@ def test_killed_audit_is_resumed_without_duplicates_or_gaps(
         start_new_session=True,
     )
     deadline = time.monotonic() + 180
-    while slow_bot.count < 5:  # half-way through the target calls
+    while bot.count <= HELD_AFTER:  # a few calls answered, the next one held
         assert first.poll() is None, "the audit ended before it could be killed"
         assert time.monotonic() < deadline, "the audit never reached the target"
         time.sleep(0.05)
+    joined = cli(config, *args, "--resume")
+    assert first.poll() is None, "the audit ended before the resume was tried"
+    assert joined.returncode == 2, joined.stdout + joined.stderr
+    assert f"is still being run by process {first.pid} on " in joined.stderr
+    assert "wait for it to finish, or stop that process and resume again" in joined.stderr
     os.killpg(first.pid, signal.SIGKILL)
     first.wait(timeout=30)
-    calls_before_kill = slow_bot.count
+    gate.set()
+    calls_before_kill = bot.count
 
     warehouse = Warehouse(tmp_path / "warehouse" / "audit.duckdb")
     killed = warehouse.query("SELECT audit_id, status FROM audits")
@@ -98,6 +115,6 @@ def test_killed_audit_is_resumed_without_duplicates_or_gaps(
     assert sorted(responses["prompt_id"]) == sorted(IDS)  # every turn once: no gap, no twin
     assert responses["error"].isna().all()
     assert responses["from_cache"].sum() >= calls_before_kill - 1  # answers were not lost
-    assert slow_bot.count < 2 * len(IDS)  # the resumed run did not ask everything again
+    assert bot.count < 2 * len(IDS)  # the resumed run did not ask everything again
     for table in ("claims", "verdicts", "assertion_results", "risk_scores"):
         assert warehouse.scalar(f"SELECT count(*) FROM {table} WHERE audit_id = ?", [audit_id])

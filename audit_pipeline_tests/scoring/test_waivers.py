@@ -39,9 +39,69 @@ def test_problems_name_the_entry_and_field(tmp_path: Path) -> None:
     with pytest.raises(WaiverError) as error:
         load_waivers(path)
     message = str(error.value)
-    assert f"{path}: waivers[0], field 'expires': required, a date" in message
-    assert "waivers[1], field 'assertion': 'made_up' is not one of" in message
-    assert "waivers[2]: name the failure" in message
+    assert f"{path}, line 5: waivers[0], field 'expires': required, a date" in message
+    assert f"{path}, line 7: waivers[1], field 'assertion': 'made_up' is not one of" in message
+    assert f"{path}, line 10: waivers[2]: name the failure" in message
+
+
+SUITE_IDS = ("ENC-001", "ENC-002", "SUB-001")
+
+
+def _load_text(tmp_path: Path, text: str | bytes) -> list:  # type: ignore[type-arg]
+    path = tmp_path / "waivers.yaml"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return load_waivers(path, SUITE_IDS)
+
+
+def test_waivers_must_name_prompts_of_the_suite(tmp_path: Path) -> None:
+    known = (
+        "waivers:\n  - prompt_id: ENC-*\n    claim: quarterly\n    reason: r\n"
+        "    expires: 2027-01-01\n"
+    )
+    assert [w.prompt_id for w in _load_text(tmp_path, known)] == ["ENC-*"]
+    typo = known.replace("ENC-*", "ENC-01")
+    with pytest.raises(WaiverError) as error:
+        _load_text(tmp_path, typo)
+    assert str(error.value) == (
+        f"{tmp_path / 'waivers.yaml'}, line 2: waivers[0], field 'prompt_id': 'ENC-01' names "
+        "no prompt of the suite"
+    )
+
+
+@pytest.mark.parametrize(
+    ("prompt_id", "claim", "field", "line"),
+    [
+        ("*", ".*", "prompt_id", 2),
+        ("*-00?", "AWS", "prompt_id", 2),  # every prompt of the suite
+        ("ENC-002", ".", "claim", 3),  # any claim of that prompt
+        ("ENC-002", "x?", "claim", 3),
+    ],
+)
+def test_a_catch_all_needs_all_true(
+    tmp_path: Path, prompt_id: str, claim: str, field: str, line: int
+) -> None:
+    entry = (
+        f"waivers:\n  - prompt_id: '{prompt_id}'\n    claim: '{claim}'\n    reason: known\n"
+        "    expires: 9999-12-31\n"
+    )
+    with pytest.raises(WaiverError) as error:
+        _load_text(tmp_path, entry)
+    assert str(error.value).startswith(
+        f"{tmp_path / 'waivers.yaml'}, line {line}: waivers[0], field '{field}': covers "
+    )
+    assert "a catch-all needs 'all: true'" in str(error.value)
+    [waiver] = _load_text(tmp_path, entry + "    all: true\n")
+    assert waiver.covers_all
+
+
+def test_a_malformed_waivers_file_names_the_line(tmp_path: Path) -> None:
+    with pytest.raises(WaiverError, match=r"YAML syntax error at line 3, column 5"):
+        _load_text(tmp_path, "waivers:\n  - prompt_id: ENC-001\n    : no key\n")
+    with pytest.raises(WaiverError, match=r"waivers\.yaml, line 2: not valid UTF-8"):
+        _load_text(tmp_path, b"waivers:\n  - reason: caf\xe9\n")
 
 
 def test_an_active_waiver_passes_the_row_and_drops_the_claim_an_expired_one_does_not() -> None:
@@ -103,7 +163,8 @@ def test_waived_failures_pass_the_gate_and_an_expired_waiver_fails_it(
         ]
         # The verifier flags claims of both answers: accept every flagged claim of both.
         claims = [
-            {"prompt_id": p, "claim": ".", "reason": "BOT-42", "expires": expires} for p in ids
+            {"prompt_id": p, "claim": ".", "reason": "BOT-42", "expires": expires, "all": True}
+            for p in ids
         ]
         return [*entries, *claims]
 
@@ -144,6 +205,6 @@ def test_a_broken_waivers_file_stops_the_run_before_it_starts(
     assert main(["--config", str(config_path), "run", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert (
-        err.startswith(f"error: {waivers_file}: waivers[0], field 'reason'")
+        err.startswith(f"error: {waivers_file}, line 2: waivers[0], field 'reason'")
         and err.count("\n") == 1
     )

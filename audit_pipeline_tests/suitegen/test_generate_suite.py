@@ -96,6 +96,24 @@ def test_the_offline_draft_of_the_sample_vault_validates(generated: tuple[Path, 
     assert {p.turns[0].expected_behavior for p in attacks} == {"reject_or_deflect"}
 
 
+def test_an_existing_suite_is_replaced_only_with_force(
+    generated: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from audit_pipeline.cli import main
+
+    config, out = generated
+    before = out.read_text()
+    arguments = ["--config", str(config), "generate-suite", "--use-case", USE_CASE, "--n", "6"]
+    assert main([*arguments, "--out", str(out)]) == 2
+    assert f"--out {out} exists: pass --force to replace it" in capsys.readouterr().err
+    assert out.read_text() == before
+
+    replaced = out.with_name("replaced.yaml")
+    replaced.write_text(before)
+    assert main([*arguments, "--out", str(replaced), "--force"]) == 0
+    assert len(load_suite(replaced)) == 6
+
+
 def test_an_audit_of_the_generated_suite_runs_against_recorded_answers(
     generated: tuple[Path, Path], tmp_path: Path, sample_index_dir: Path
 ) -> None:

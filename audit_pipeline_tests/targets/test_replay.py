@@ -250,3 +250,53 @@ def test_coverage_and_unknown_prompt_ids(tmp_path: Path) -> None:
     assert check_recording(target, only_enc, SUITE) == [
         f"recording {path} answers prompt ids the suite does not have: ENC-9"
     ]
+
+
+def test_a_directory_is_not_reported_as_missing(tmp_path: Path) -> None:
+    (tmp_path / "answers.jsonl").mkdir()
+    with pytest.raises(TargetConfigError, match=r"answers\.jsonl is a directory, not a file"):
+        replay(tmp_path / "answers.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "line"),
+    [
+        ("answers.csv", b"prompt_id,response\nENC-1,AES-256.\nSUB-1,Caf\xe9 Ltd.\n", 3),
+        (
+            "answers.jsonl",
+            b'{"prompt_id": "ENC-1", "response": "AES-256."}\n'
+            b'{"prompt_id": "SUB-1", "response": "Caf\xe9 Ltd."}\n',
+            2,
+        ),
+    ],
+)
+def test_a_recording_that_is_not_utf8_names_the_file_and_line(
+    tmp_path: Path, name: str, content: bytes, line: int
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(TargetConfigError) as error:
+        replay(path)
+    assert str(error.value).startswith(f"recording {path}, line {line}: not valid UTF-8")
+
+
+def test_recorded_turns_the_suite_does_not_have_are_warned_about(tmp_path: Path) -> None:
+    from audit_pipeline.targets.replay import check_recording
+
+    path = write_jsonl(
+        tmp_path / "answers.jsonl",
+        [
+            {"prompt_id": "ENC-1", "response": "AES-256."},
+            {"prompt_id": "ENC-1", "turn": 1, "response": "And TLS 1.2 in transit."},
+            {"prompt_id": "CHAIN-1", "turn": 0, "response": "Daily."},
+            {"prompt_id": "CHAIN-1", "turn": 1, "response": "Yes, daily."},
+            {"prompt": "What is your favourite colour?", "response": "Blue."},
+        ],
+    )
+    target = replay(path, "auto")
+    target.config = target.config.model_copy(update={"min_coverage": 0.5})
+    assert check_recording(target, SUITE, SUITE) == [
+        f"recording {path} has rows that answer no turn of the suite (ignored): line 2 (prompt "
+        "'ENC-1' turn 1: the suite's prompt has 1 turn), line 5 (its prompt text matches no "
+        "turn 0 of the suite)"
+    ]
