@@ -78,7 +78,8 @@ _NOT_NAMES = frozenset(
     ]
 )  # fmt: skip
 _RANGE_WORDS = frozenset({"-", "–", "to"})  # noqa: RUF001 (an en dash)
-_EVERY = frozenset({"every", "each", "per"})
+# "every quarter", "each year"; "per day" is a rate ("EUR 5 per day"), not how often.
+_EVERY = frozenset({"every", "each"})
 # Dependencies whose subtree says what a word on the path to the clause head is about.
 _ABOUT = frozenset(
     {
@@ -87,6 +88,15 @@ _ABOUT = frozenset(
     }
 )  # fmt: skip
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "expl"})
+# Nouns a number labels rather than counts when it follows them ("Class 2", "Zone 3").
+_LABEL_NOUNS = frozenset(
+    [
+        "class", "zone", "level", "tier", "category", "phase", "stage", "step", "room",
+        "building", "gate", "type", "grade", "priority", "group", "line", "route", "lot", "unit",
+        "area", "bay", "floor", "platform", "terminal", "channel", "site", "region", "plan",
+        "band", "division", "option", "schedule", "annex", "appendix", "form", "model", "series",
+    ]
+)  # fmt: skip
 _RESULTS_SIZE = 50_000
 _results: OrderedDict[str, tuple[Specific, ...]] = OrderedDict()
 _results_lock = threading.Lock()
@@ -224,7 +234,7 @@ def _id_dimension(token: str) -> str:
 def _is_calendar(ent: Span) -> bool:
     """A DATE entity that names a day, month or year ("29 May 2026"), not a duration ("13
     months") or a frequency ("quarterly")."""
-    words = [t.lower_ for t in ent]
+    words = [t.lower_.rstrip(".") for t in ent]
     if any(w in _MONTHS for w in words):
         return True
     return any(_YEAR.fullmatch(w) for w in words) and not any(
@@ -233,7 +243,7 @@ def _is_calendar(ent: Span) -> bool:
 
 
 def _date_of(ent: Span) -> CalendarDate | None:
-    words = [t.lower_ for t in ent]
+    words = [t.lower_.rstrip(".") for t in ent]
     has_year = any(_YEAR.fullmatch(w) for w in words)
     has_month = any(w in _MONTHS for w in words)
     has_day = has_month and any(
@@ -244,28 +254,18 @@ def _date_of(ent: Span) -> CalendarDate | None:
 
 
 def _names(doc: Doc) -> list[tuple[Span, str]]:
-    """Named entities, and runs of proper nouns the entity recogniser missed ("Okta stores the
-    logs" has no entity); a one-word "entity" that the tagger reads as an adjective or a verb
-    ("Lone work ...") is a misread word."""
+    """Named entities that name something: a one-word "entity" the tagger reads as an
+    adjective or a verb ("Lone work ...") is a misread word, and one without a capital letter
+    ("premises", "al fresco") or with markup in it is no name."""
     names: list[tuple[Span, str]] = []
-    covered: set[int] = set()
     for ent in doc.ents:
         if ent.label_ not in NAME_LABELS:
             continue
         if len(ent) == 1 and ent[0].pos_ in ("ADJ", "VERB", "ADV", "ADP", "DET"):
             continue
-        names.append((ent, ent.label_))
-        covered.update(range(ent.start, ent.end))
-    run: list[int] = []
-    for token in [*doc, None]:
-        if token is not None and token.pos_ == "PROPN" and token.i not in covered:
-            run.append(token.i)
+        if not any(ch.isupper() for ch in ent.text) or any(ch in ent.text for ch in "&;<>"):
             continue
-        if run:
-            span = doc[run[0] : run[-1] + 1]
-            if not any(t.ent_type_ for t in span):
-                names.append((span, "PROPN"))
-            run = []
+        names.append((ent, ent.label_))
     return names
 
 
@@ -411,6 +411,8 @@ def _specific_of(text: str, doc: Doc, first: Quantity, last: Quantity) -> Specif
         surface = text[start:end]
     elif span is not None and _rate_follows(doc, span.end):
         return None  # "7 days a week", "24 hours a day": how often, said as a rate
+    elif text[end : end + 4].lower() == "-old":
+        return None  # "a 30-year-old": an age, which a source states as "aged 30" or "30,"
     return Specific(kind, surface, start, end, dimension, low * factor, high * factor)
 
 
@@ -431,7 +433,7 @@ def _labelled_noun(doc: Doc, start: int, end: int) -> str | None:
     if span is None or span.start == 0:
         return None
     before = doc[span.start - 1]
-    if before.is_title and before.pos_ in ("NOUN", "PROPN") and span.root.head.i == before.i:
+    if before.is_title and before.lower_ in _LABEL_NOUNS and span.root.head.i == before.i:
         return before.lower_
     return None
 
@@ -486,6 +488,12 @@ def context_stems(
     on_path = own | {node.i for node, _ in path}
     for node, sibling in path:
         if sibling:
+            # A coordinated verb without a subject of its own ("... is added to the base rate
+            # and is reviewed monthly") shares its sibling's subject, and only that.
+            if node.pos_ in ("VERB", "AUX"):
+                for child in node.children:
+                    if child.dep_ in _SUBJECTS and not any(t.i in blocked for t in child.subtree):
+                        words.extend(child.subtree)
             continue
         words.append(node)
         for child in node.children:

@@ -11,12 +11,14 @@ import re
 
 _IDENTIFIER = re.compile(r"(?<![\w-])(?=[\w.-]*\d)(?=[\w.-]*[A-Za-z])\w+(?:[-._]\w+)+(?![\w-])")
 # The part before the last separator: "TH-AC" of "TH-AC-11", the family a control id belongs to.
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)\b", re.IGNORECASE)
 _LAST_PART = re.compile(r"[-._]\w+$")
 
 
 def identifier_tokens(text: str) -> list[str]:
-    """Tokens such as ``TH-CR-09``, ``CC6.1`` or ``AES-256``: letters and digits, joined."""
-    return list(dict.fromkeys(_IDENTIFIER.findall(text)))
+    """Tokens such as ``TH-CR-09``, ``CC6.1`` or ``AES-256``: letters and digits, joined (an
+    ordinal compound such as "18th-century" is a word, not an identifier)."""
+    return list(dict.fromkeys(t for t in _IDENTIFIER.findall(text) if not _ORDINAL.match(t)))
 
 
 def identifier_family(token: str) -> str:

@@ -47,6 +47,7 @@ def _is_separator(line: str) -> bool:
 def _passage_units(text: str, chunk_id: str) -> tuple[EvidenceUnit, ...]:
     units: list[EvidenceUnit] = []
     header: list[str] | None = None
+    heading = ""
     lines = text.split("\n")
     offset = 0
     prose_start = 0
@@ -61,10 +62,12 @@ def _passage_units(text: str, chunk_id: str) -> tuple[EvidenceUnit, ...]:
             elif _is_separator(following.strip()):
                 header = _cells(stripped)
             else:
-                units.extend(_row_units(stripped, header, chunk_id))
+                units.extend(_row_units(stripped, header, heading, chunk_id))
             prose_start = offset + len(line) + 1
         else:
             header = None if stripped else header
+            if stripped.startswith("#"):
+                heading = stripped.lstrip("#").strip()
         offset += len(line) + 1
     units.extend(_prose(text[prose_start:], chunk_id))
     return tuple(units)
@@ -77,15 +80,19 @@ def _prose(text: str, chunk_id: str) -> list[EvidenceUnit]:
     ]
 
 
-def _row_units(line: str, header: list[str] | None, chunk_id: str) -> list[EvidenceUnit]:
+def _row_units(
+    line: str, header: list[str] | None, heading: str, chunk_id: str
+) -> list[EvidenceUnit]:
+    """One unit per cell, about its row label, its column and the heading the table stands
+    under ("Review cycle: every 2 years" under the title of the manual it is the cycle of)."""
     cells = _cells(line)
     row_stems = frozenset(content_stems(" ".join(cells)))
     if not header or len(header) != len(cells) or len(cells) < 2:
         return [EvidenceUnit(line, chunk_id, row_stems)]
-    label = cells[0]
+    label = f"{cells[0]} {heading}".strip()
     units = [
         EvidenceUnit(
-            f"{header[0]}: {label}",
+            f"{header[0]}: {cells[0]}",
             chunk_id,
             row_stems,
             frozenset(content_stems(f"{header[0]} {label}")),
@@ -93,7 +100,7 @@ def _row_units(line: str, header: list[str] | None, chunk_id: str) -> list[Evide
     ]
     for column, cell in zip(header[1:], cells[1:], strict=True):
         about = frozenset(content_stems(f"{label} {column}"))
-        units.append(EvidenceUnit(f"{label}, {column}: {cell}", chunk_id, row_stems, about))
+        units.append(EvidenceUnit(f"{cells[0]}, {column}: {cell}", chunk_id, row_stems, about))
     return units
 
 

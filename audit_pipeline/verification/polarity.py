@@ -64,6 +64,24 @@ _PREDICATE_GROUPS = tuple(
     )
 )  # fmt: skip
 _PERMISSION_MODALS = frozenset({"can", "may", "could"})
+# Deontic words: what a policy obliges ("must", "is required to") and what it permits ("may",
+# "is allowed to"). "Must not" forbids (P-), "need not" only releases (O-); they differ.
+_OBLIGING_MODALS = frozenset({"must", "shall"})
+_OBLIGING_WORDS = frozenset(
+    stem(w) for w in ["require", "required", "need", "mandatory", "compulsory", "oblige", "obliged"]
+)
+_PERMITTING_WORDS = frozenset(stem(w) for w in ["allow", "allowed", "permit", "permitted", "free"])
+_FORBIDDING_WORDS = frozenset(stem(w) for w in ["prohibit", "forbid", "ban", "disallow"])
+_MODAL_WORDS = (
+    _OBLIGING_WORDS
+    | _PERMITTING_WORDS
+    | _FORBIDDING_WORDS
+    | {stem(w) for w in ["have", "able", "optional", "never"]}
+)
+# Deontic modes that cannot both hold of the same act.
+_CONTRARY_MODES = frozenset(
+    {frozenset({"O+", "O-"}), frozenset({"P+", "P-"}), frozenset({"O+", "P-"})}
+)
 # Words that carry a clause's verb with it: its auxiliaries ("must not be re-energized" has its
 # "not" on the auxiliary "be").
 _VERB_GROUP = frozenset({"aux", "auxpass", "cop", "prt"})
@@ -92,6 +110,10 @@ class _Clause:
     stems: frozenset[str]
     negated: bool
     predicates: frozenset[str]  # the head's stem, and "can" when a permission modal goes with it
+    # What the clause obliges or permits ("O+" must, "O-" need not, "P+" may, "P-" must not), or
+    # "" for a plain statement; ``arguments`` are its words without the modal ones.
+    mode: str = ""
+    arguments: frozenset[str] = frozenset()
 
 
 def _same_predicate(a: _Clause, b: _Clause) -> bool:
@@ -150,26 +172,74 @@ def _clause(head: Token) -> _Clause:
     if any(stem(c.lower_) in DENYING_WORDS for c in acomp):
         negations += 1
     words.sort(key=lambda t: t.i)
+    # Names are left out: a restatement names the company or omits it at will.
     stems = frozenset(
         stem(t.lower_)
         for t in words
         if (t.is_alpha or t.like_num)
+        and t.pos_ != "PROPN"
         and t.lower_ not in STOPWORDS
         and t.lower_ not in NEGATION_WORDS
         and not _is_negation(t)
     )
     text = " ".join(t.text for t in words)
+    mode = _mode(head, group, negations % 2 == 1)
+    # What is obliged or permitted is named by its objects ("cash, precious metals or
+    # jewellery"); the verbs ("include", "send") are the modal frame.
+    verbs = {stem(head.lemma_.lower()), stem(head.lower_)} | {
+        stem(c.lower_) for c in head.children if c.dep_ == "xcomp"
+    }
+    arguments = stems - _MODAL_WORDS - verbs
     predicates = {stem(head.lemma_.lower()), stem(head.lower_)}
     predicates.update(
         stem(c.lower_) for c in head.children if c.dep_ in ("acomp", "oprd", "xcomp", "attr")
     )
     if any(c.lower_ in _PERMISSION_MODALS for c in head.children if c.dep_ == "aux"):
         predicates.add("can")
-    return _Clause(text, stems - HEDGES, negations % 2 == 1, frozenset(predicates))
+    return _Clause(
+        text, stems - HEDGES, negations % 2 == 1, frozenset(predicates), mode, arguments - HEDGES
+    )
+
+
+def _mode(head: Token, group: Sequence[Token], negated: bool) -> str:
+    """The clause's deontic mode: what it obliges or permits, and whether it denies that."""
+    auxiliaries = {t.lower_ for t in group[1:] if t.dep_ in ("aux", "auxpass")}
+    words = {stem(head.lemma_.lower()), stem(head.lower_)} | {
+        stem(c.lower_) for c in head.children if c.dep_ in ("acomp", "oprd")
+    }
+    has_complement = any(c.dep_ == "xcomp" for c in head.children)
+    if words & _FORBIDDING_WORDS:
+        return "P+" if negated else "P-"  # "prohibited" is already counted as a negation
+    if auxiliaries & _OBLIGING_MODALS:
+        return "P-" if negated else "O+"  # "must not" forbids
+    if words & _OBLIGING_WORDS or (stem(head.lower_) == "have" and has_complement):
+        return "O-" if negated else "O+"  # "need not", "not required to" only release
+    if auxiliaries & _PERMISSION_MODALS or words & _PERMITTING_WORDS:
+        return "P-" if negated else "P+"
+    return ""
 
 
 def _clauses(doc: Doc) -> list[_Clause]:
     return [_clause(head) for head in _clause_heads(doc)]
+
+
+def _coverage(claim: _Clause, other: _Clause) -> float | None:
+    """How much of what the claim clause says the evidence clause says too, or None when they
+    are not about the same act: two deontic clauses are compared on their arguments (what is
+    obliged or permitted, by whom), other clauses only when their predicates agree."""
+    if claim.mode and other.mode and claim.arguments:
+        shared = len(claim.arguments & other.arguments)
+        return shared / len(claim.arguments) if shared >= MIN_SHARED else None
+    if not _same_predicate(claim, other):
+        return None
+    shared = len(claim.stems & other.stems)
+    return shared / len(claim.stems) if shared >= MIN_SHARED else None
+
+
+def _contrary(claim: _Clause, other: _Clause) -> bool:
+    if claim.mode and other.mode:
+        return frozenset({claim.mode, other.mode}) in _CONTRARY_MODES
+    return claim.negated != other.negated
 
 
 def _turns(extra: frozenset[str], other: frozenset[str]) -> bool:
@@ -201,20 +271,18 @@ def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityFinding
         best: tuple[float, _Clause, EvidenceUnit] | None = None
         for unit, doc in zip(candidates, docs, strict=True):
             for other in _clauses(doc):
-                if not _same_predicate(clause, other):
-                    continue
-                shared = len(clause.stems & other.stems)
-                coverage = shared / len(clause.stems)
-                if shared >= MIN_SHARED and (best is None or coverage > best[0]):
+                coverage = _coverage(clause, other)
+                if coverage is not None and (best is None or coverage > best[0]):
                     best = (coverage, other, unit)
         if best is None or best[0] < MIN_COVERAGE:
             continue
         _, other, unit = best
-        if other.negated == clause.negated:
+        if not _contrary(clause, other):
             continue
         if _turns(clause.stems - other.stems, other.stems) or _turns(
             other.stems - clause.stems, clause.stems
         ):
             continue
-        return PolarityFinding(clause.text, unit.text, unit.chunk_id, clause.negated)
+        denies = clause.negated if not (clause.mode and other.mode) else clause.mode in ("O-", "P-")
+        return PolarityFinding(clause.text, unit.text, unit.chunk_id, denies)
     return None

@@ -32,7 +32,7 @@ from audit_pipeline.specifics.extract import (
     extract_specifics,
     name_words,
 )
-from audit_pipeline.specifics.measures import FREQUENCY_WORDS, PERIOD_NOUNS, same_value, within
+from audit_pipeline.specifics.measures import FREQUENCY_WORDS, PERIOD_NOUNS, same_value
 from audit_pipeline.specifics.quantities import quantity_keys
 from audit_pipeline.text.tokens import raw_tokens, stem
 from audit_pipeline.verification.evidence_units import EvidenceUnit
@@ -51,6 +51,7 @@ _VALUE_HINTS = frozenset(FREQUENCY_WORDS) | frozenset(PERIOD_NOUNS) | frozenset(
 )  # fmt: skip
 
 
+_LETTERS = re.compile(r"[a-z]+")
 _RECORD_LINE = re.compile(r"[^:.!?\n]{1,60}:\s")
 
 
@@ -89,9 +90,8 @@ class _Located:
 
 
 def _might_hold_values(text: str) -> bool:
-    lowered = text.lower()
     return any(ch.isdigit() for ch in text) or any(
-        word in _VALUE_HINTS for word in lowered.replace("-", " ").split()
+        word in _VALUE_HINTS for word in _LETTERS.findall(text.lower())
     )
 
 
@@ -138,8 +138,12 @@ def _equal(claim: Specific, evidence: Specific) -> bool:
         return claim.key == evidence.key
     if same_value(claim.low, claim.high, evidence.low, evidence.high):
         return True
-    # One value inside the evidence's range ("3 days" of "2-3 days"); a range must match.
-    return claim.low == claim.high and within(claim.low, claim.high, evidence.low, evidence.high)
+    # One end of the evidence's range ("3 days" of "2-3 days"); a value strictly inside a range
+    # ("£7,500" of "between £5,000 and £50,000") is another statement, and a range must match.
+    return claim.low == claim.high and (
+        same_value(claim.low, claim.low, evidence.low, evidence.low)
+        or same_value(claim.low, claim.low, evidence.high, evidence.high)
+    )
 
 
 def _comparable(claim: Specific, evidence: Specific) -> bool:
@@ -156,7 +160,10 @@ def _comparable(claim: Specific, evidence: Specific) -> bool:
 
 
 def _ground_value(
-    specific: Specific, located: Sequence[_Located], loose_keys: set[tuple[str, float]]
+    specific: Specific,
+    located: Sequence[_Located],
+    loose_keys: set[tuple[str, float]],
+    located_units: Sequence[EvidenceUnit] = (),
 ) -> SpecificFinding:
     """Grounded when the evidence states the same value anywhere, unless a table says the
     value belongs to another column ("4 hours" is the RTO, the RPO column says 1 hour). Where it
@@ -195,9 +202,9 @@ def _ground_value(
                 unit.text,
                 unit.chunk_id,
             )
-    if specific.kind is Kind.COUNT and _loosely_stated(specific, loose_keys):
-        # A count whose number the evidence states in any form ("stars: 2.5" for "2.5 stars"):
-        # records and lists rarely say it with the same noun.
+    if specific.kind is Kind.COUNT and _count_stated(specific, located_units):
+        # A count whose number the evidence states beside the counted word in another form
+        # ("stars: 2.5" for "2.5 stars"): a record or a list rarely says it as a phrase.
         return SpecificFinding(specific, Grounding.GROUNDED)
     if best_other is not None and _aligned(specific, best_other[1]):
         other = best_other[2]
@@ -230,15 +237,22 @@ def _fabrication_checked(specific: Specific) -> bool:
     return True
 
 
+def _count_stated(specific: Specific, units: Sequence[EvidenceUnit]) -> bool:
+    noun = stem(specific.dimension.removeprefix("count:"))
+    wanted = quantity_keys(specific.surface)
+    return any(noun in unit.stems and wanted & quantity_keys(unit.text) for unit in units)
+
+
 def _loosely_stated(specific: Specific, keys: set[tuple[str, float]]) -> bool:
-    """A count whose number occurs somewhere in the evidence in whatever form ("stars: 2.5"),
-    or an identifier stated with other words around it: not a fabrication. A measure, an
-    amount or a date must be stated as one."""
+    """Stated somewhere in whatever form, though about nothing the claim aligns with: an
+    identifier, or a number the evidence gives bare ("Keonna Thomas, 30," for "a 30-year
+    sentence"). Not a fabrication; the learned model weighs where it stands. Dates must be
+    stated as dates."""
     if specific.kind is Kind.IDENTIFIER:
         return (specific.key, 0.0) in keys
-    if specific.kind is Kind.COUNT:
-        return bool(quantity_keys(specific.surface) & keys)
-    return False
+    if specific.kind is Kind.DATE:
+        return False
+    return bool(quantity_keys(specific.surface) & keys)
 
 
 @dataclass(frozen=True)
@@ -337,7 +351,7 @@ def check_specifics(claim: str, units: Sequence[EvidenceUnit]) -> tuple[Specific
         located = located if located is not None else _located(units)
         if loose is None:
             loose = set().union(*(quantity_keys(u.text) for u in units))
-        findings.append(_ground_value(specific, located, loose))
+        findings.append(_ground_value(specific, located, loose, units))
     return tuple(findings)
 
 
