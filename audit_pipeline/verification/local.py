@@ -33,10 +33,6 @@ ALIGNED_COVERAGE = 0.6
 # from 0.66 to 0.55-0.63 (it reads too many faithful abstractive summaries as not entailed),
 # so its "not entailed" reading acts only through the combined model.
 NLI_CONTRADICTED = 0.5
-# ... except for a close rewrite of an evidence sentence that it reads as a clear
-# contradiction (an inserted "not", a swapped name): that is a hard conflict like a number.
-NLI_HARD_CONTRADICTED = 0.9
-NLI_HARD_COVERAGE = 0.85
 # A close rewrite of an evidence sentence that brings in a name the evidence never uses ("in
 # Paris" where it says Berlin, "as confirmed by X") is unsupported whatever the answer-level
 # model says. Measured: RAGTruth F1 -0.004 (noise), vault entity-swap probes 0.42 -> 0.96.
@@ -214,7 +210,11 @@ class LocalVerifier:
         elif fact is not None:
             label, check = fact.label, fact.check
             probability = min(probability, thresholds.unsupported - 1e-6)
-        elif probability < thresholds.unsupported and _nli_contradicts(features):
+        elif (
+            probability < thresholds.unsupported
+            and _nli_contradicts(features)
+            and not _verbatim(alignment)
+        ):
             label = Label.CONTRADICTED
         elif probability < thresholds.unsupported:
             label = Label.UNSUPPORTED
@@ -296,24 +296,14 @@ def error_spans(alignment: Alignment) -> tuple[tuple[int, int], ...]:
 def _rewrite_conflict(alignment: Alignment) -> str:
     """Why a close rewrite or a flag contradicts the evidence ("" when nothing does): a close
     rewrite that negates an evidence sentence or swaps a word for its opposite, a month or a
-    number; an opposite word against a well-aligned sentence; a flipped yes/no field; a close
-    rewrite the entailment model reads as a clear contradiction, unless the specifics check
-    found its values in the evidence (the model has not learnt that 60 minutes are 1 hour)."""
+    number; an opposite word against a well-aligned sentence; a flipped yes/no field. (The
+    entailment model's contradiction reading alone decides nothing: it reads "cannot" for
+    "must not" and "60 minutes" for "1 hour" as contradictions; the specifics and polarity
+    checks say what changed.)"""
     features = alignment.features
     aligned = features["cos_max"] >= ALIGNED_COSINE or features["lex_best"] >= ALIGNED_COVERAGE
     if alignment.conflicts and (aligned or features["field_flipped"] > 0):
         return "; ".join(alignment.conflicts)
-    if (
-        features["nli_contradicted"] >= NLI_HARD_CONTRADICTED
-        and features["lex_best"] >= NLI_HARD_COVERAGE
-        and not _verbatim(alignment)
-        and not any(f.evidence and f.specific.is_value for f in alignment.specifics)
-        and alignment.best_sentence is not None
-    ):
-        return (
-            f"the entailment model reads it as a contradiction of "
-            f"{alignment.best_sentence.text!r} ({features['nli_contradicted']:.2f})"
-        )
     return ""
 
 

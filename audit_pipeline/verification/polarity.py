@@ -64,6 +64,7 @@ _PREDICATE_GROUPS = tuple(
     )
 )  # fmt: skip
 _PERMISSION_MODALS = frozenset({"can", "may", "could"})
+_NAME_ENTITIES = frozenset({"ORG", "PERSON", "GPE", "LOC", "FAC", "PRODUCT", "NORP"})
 # Deontic words: what a policy obliges ("must", "is required to") and what it permits ("may",
 # "is allowed to"). "Must not" forbids (P-), "need not" only releases (O-); they differ.
 _OBLIGING_MODALS = frozenset({"must", "shall"})
@@ -157,6 +158,10 @@ def _clause(head: Token) -> _Clause:
             if not (child.dep_ == "conj" and child.pos_ in ("VERB", "AUX") and _has_subject(child))
         )
     group = [head, *(c for c in head.children if c.dep_ in _VERB_GROUP)]
+    # "Samples are not to be collected": the copula's complement carries the verb and its "not".
+    if head.lemma_ == "be":
+        for complement in (c for c in head.children if c.dep_ == "xcomp"):
+            group += [complement, *(c for c in complement.children if c.dep_ in _VERB_GROUP)]
     negations = sum(1 for member in group for c in member.children if _is_negation(c))
     negations += sum(
         1
@@ -177,7 +182,7 @@ def _clause(head: Token) -> _Clause:
         stem(t.lower_)
         for t in words
         if (t.is_alpha or t.like_num)
-        and t.pos_ != "PROPN"
+        and t.ent_type_ not in _NAME_ENTITIES
         and t.lower_ not in STOPWORDS
         and t.lower_ not in NEGATION_WORDS
         and not _is_negation(t)
@@ -204,6 +209,8 @@ def _clause(head: Token) -> _Clause:
 def _mode(head: Token, group: Sequence[Token], negated: bool) -> str:
     """The clause's deontic mode: what it obliges or permits, and whether it denies that."""
     auxiliaries = {t.lower_ for t in group[1:] if t.dep_ in ("aux", "auxpass")}
+    if head.lemma_ == "be" and "to" in auxiliaries:
+        auxiliaries.add("must")  # "are to be collected": an instruction
     words = {stem(head.lemma_.lower()), stem(head.lower_)} | {
         stem(c.lower_) for c in head.children if c.dep_ in ("acomp", "oprd")
     }

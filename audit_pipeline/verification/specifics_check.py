@@ -180,18 +180,20 @@ def _ground_value(
         elif best_other is None or score > best_other[0]:
             best_other = (score, shared, candidate)
     if best_equal is not None:
-        # The same value said about something unrelated (no word of the claim's context), or
-        # in another column of a table, does not outweigh a differing value about this thing.
-        elsewhere = best_equal[1] == 0 or (
+        # The same value said about something unrelated (no word of the claim's context)
+        # does not outweigh a differing value about this thing; in a table, where a value's
+        # row and column say exactly what it is about, the better aligned cell decides.
+        tabled = (
             best_other is not None
             and best_other[2].unit.about is not None
             and best_equal[2].unit.about is not None
         )
+        margin = 1.0 if tabled else EQUAL_ALIGNMENT_SHARE
         outweighed = (
-            elsewhere
+            (best_equal[1] == 0 or tabled)
             and best_other is not None
             and _aligned(specific, best_other[1])
-            and best_equal[0] < EQUAL_ALIGNMENT_SHARE * best_other[0]
+            and best_equal[0] < margin * best_other[0]
         )
         if not outweighed:
             unit = best_equal[2].unit
@@ -238,9 +240,14 @@ def _fabrication_checked(specific: Specific) -> bool:
 
 
 def _count_stated(specific: Specific, units: Sequence[EvidenceUnit]) -> bool:
+    """The count's number is a record's value under a key that names the counted noun
+    ("review stars: 2.5" for "2.5 stars")."""
     noun = stem(specific.dimension.removeprefix("count:"))
     wanted = quantity_keys(specific.surface)
-    return any(noun in unit.stems and wanted & quantity_keys(unit.text) for unit in units)
+    return any(
+        _RECORD_LINE.match(unit.text) and noun in unit.stems and wanted & quantity_keys(unit.text)
+        for unit in units
+    )
 
 
 def _loosely_stated(specific: Specific, keys: set[tuple[str, float]]) -> bool:
