@@ -29,9 +29,9 @@ def resolve_config(base: Path, default: Path, config_path: str | None) -> Path:
     if not candidate.is_relative_to(base.resolve()):
         raise ServiceError("config_path: must lie inside the server's directory")
     if candidate.is_dir():
-        raise ServiceError(f"config_path: {config_path} is a directory, not a file")
+        raise ServiceError(f"config_path: {config_path!r} is a directory, not a file")
     if not candidate.is_file():
-        raise NotFound(f"config_path: configuration file not found: {config_path}")
+        raise NotFound(f"config_path: configuration file not found: {config_path!r}")
     return candidate
 
 

@@ -19,12 +19,14 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from audit_pipeline.config import load_config
@@ -199,6 +201,15 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
     @app.exception_handler(ServiceError)
     async def service_error(_: Request, error: ServiceError) -> JSONResponse:
         return _error_response(error, base)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, error: StarletteHTTPException) -> JSONResponse:
+        # Starlette's own refusals (unknown route, wrong method, unparseable body) in the
+        # same shape as the service's.
+        code = HTTPStatus(error.status_code).phrase.lower().replace(" ", "_").replace("-", "_")
+        return JSONResponse(
+            {"error": code, "detail": error.detail}, error.status_code, error.headers
+        )
 
     @app.exception_handler(RequestValidationError)
     async def invalid_body(_: Request, error: RequestValidationError) -> JSONResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -105,8 +106,24 @@ def test_evaluate_errors(api: str) -> None:
     assert httpx.post(f"{api}/evaluate", json={"target": 3}).status_code == 422
 
 
-def test_evaluate_runs_the_recorded_target(api: str) -> None:
-    reply = httpx.post(f"{api}/evaluate", json={"target": "recorded"}, timeout=600)
+def test_evaluate_runs_the_recorded_target_one_audit_at_a_time(api: str) -> None:
+    replies: list[httpx.Response] = []
+    together = threading.Barrier(2)
+
+    def evaluate() -> None:
+        together.wait()
+        replies.append(httpx.post(f"{api}/evaluate", json={"target": "recorded"}, timeout=600))
+
+    threads = [threading.Thread(target=evaluate) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # The second audit is refused at once, not queued behind the first.
+    busy, reply = sorted(replies, key=lambda r: r.status_code, reverse=True)
+    assert busy.status_code == 503, busy.text
+    assert busy.json()["detail"].startswith("busy: an audit is running (one at a time)")
+    assert int(busy.headers["retry-after"]) >= 1
     assert reply.status_code == 200, reply.text
     body = reply.json()
     assert body["decision"] in {"deploy", "warn", "block", "incomplete"}

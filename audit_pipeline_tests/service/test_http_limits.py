@@ -173,3 +173,14 @@ def test_a_full_pool_answers_503_with_retry_after_and_504_past_the_budget(
         assert busy[0].json()["error"] == "busy"
         assert busy[0].json()["detail"].startswith("busy: 1 running, 0 waiting")
         assert httpx.get(f"{api.url}/health").status_code == 200
+
+
+def test_starlettes_own_refusals_come_in_the_same_shape(served: RunningApi) -> None:
+    nested = b"[" * 100_000 + b"]" * 100_000  # too deep for the JSON parser
+    headers = {"Content-Type": "application/json"}
+    unparsed = _short(httpx.post(f"{served.url}/validate", content=nested, headers=headers))
+    assert (unparsed.status_code, unparsed.json()["error"]) == (400, "bad_request")
+    wrong_method = _short(httpx.get(f"{served.url}/validate"))
+    assert (wrong_method.status_code, wrong_method.json()["error"]) == (405, "method_not_allowed")
+    unknown = _short(httpx.get(f"{served.url}/nowhere"))
+    assert (unknown.status_code, unknown.json()["error"]) == (404, "not_found")
