@@ -65,10 +65,9 @@ def batch_writes(batch: Sequence[ValidationRows]) -> list[Write]:
 
 
 def validation_rows(
-    result: ValidationResult, config_hash: str, started: datetime | None = None
+    result: ValidationResult, config_hash: str, started: datetime
 ) -> ValidationRows:
     """The rows of one validation as a finished interactive audit."""
-    started = started or datetime.now(UTC)
     finished = datetime.now(UTC)
     audit_id = new_audit_id(TARGET, uuid.uuid4().hex, started)
     prompt_hash = hashlib.sha256(result.question.encode()).hexdigest()[:16]
@@ -153,6 +152,7 @@ class ValidationRecorder:
     def submit(self, result: ValidationResult, started: datetime) -> Future[str]:
         rows = validation_rows(result, self.config_hash, started)
         future: Future[str] = Future()
+        future.set_running_or_notify_cancel()  # a caller who gives up cannot cancel a write
         with self._changed:
             self._pending.append((time.monotonic(), rows, future))
             if self._writer is None:
@@ -183,8 +183,7 @@ class ValidationRecorder:
                 self.store.replace_many(batch_writes([rows for _, rows, _ in batch]), publish=False)
             except Exception as error:  # every request of the batch hears of the failure
                 for _, _, future in batch:
-                    if not future.cancelled():  # its caller timed out and went
-                        future.set_exception(error)
+                    future.set_exception(error)
                 continue
             with self._changed:
                 more = bool(self._pending)
@@ -195,5 +194,4 @@ class ValidationRecorder:
                 except Exception as error:  # the writer thread must outlive it
                     LOG.warning("validations recorded; read snapshot not refreshed: %s", error)
             for _, rows, future in batch:
-                if not future.cancelled():
-                    future.set_result(rows.audit_id)
+                future.set_result(rows.audit_id)
