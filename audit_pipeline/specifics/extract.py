@@ -123,6 +123,7 @@ class Specific:
     key: str = ""
     label: str = ""
     date: CalendarDate | None = None
+    unit: str = ""  # the unit it was written in ("month"), when it is a measure
     context: frozenset[str] = field(default=frozenset(), compare=False)
 
     @property
@@ -266,6 +267,25 @@ def _names(doc: Doc) -> list[tuple[Span, str]]:
         if not any(ch.isupper() for ch in ent.text) or any(ch in ent.text for ch in "&;<>"):
             continue
         names.append((ent, ent.label_))
+    covered = {i for ent, _ in names for i in range(ent.start, ent.end)}
+    covered.update(i for ent in doc.ents for i in range(ent.start, ent.end))
+    # "Marshall & Tate Safety", "Roelofs Trucking": a run of capitalised proper nouns the
+    # entity recogniser missed (two words at least; one capitalised word is too often none).
+    run: list[int] = []
+    for token in [*doc, None]:
+        joins = token is not None and token.text == "&" and bool(run)
+        if (
+            token is not None
+            and (joins or (token.pos_ == "PROPN" and token.is_title))
+            and (token.i not in covered)
+        ):
+            run.append(token.i)
+            continue
+        while run and doc[run[-1]].text == "&":
+            run.pop()
+        if len(run) >= 2:
+            names.append((doc[run[0] : run[-1] + 1], "PROPN"))
+        run = []
     return names
 
 
@@ -413,7 +433,7 @@ def _specific_of(text: str, doc: Doc, first: Quantity, last: Quantity) -> Specif
         return None  # "7 days a week", "24 hours a day": how often, said as a rate
     elif text[end : end + 4].lower() == "-old":
         return None  # "a 30-year-old": an age, which a source states as "aged 30" or "30,"
-    return Specific(kind, surface, start, end, dimension, low * factor, high * factor)
+    return Specific(kind, surface, start, end, dimension, low * factor, high * factor, unit=unit)
 
 
 def _rate_follows(doc: Doc, index: int) -> bool:

@@ -134,6 +134,8 @@ _NUMBER = re.compile(
     r"(?:\s*(thousand|million|billion|trillion|mn|bn|k|m|b)\b)?",
     re.IGNORECASE,
 )
+# Every word that states a number by itself.
+NUMBER_WORDS = frozenset([*_NUMBER_WORDS, "one"])
 _TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 # "twenty-four", "forty eight": a tens word and a ones word are one number.

@@ -33,7 +33,7 @@ from audit_pipeline.specifics.extract import (
     name_words,
 )
 from audit_pipeline.specifics.measures import FREQUENCY_WORDS, PERIOD_NOUNS, same_value
-from audit_pipeline.specifics.quantities import quantity_keys
+from audit_pipeline.specifics.quantities import NUMBER_WORDS, quantity_keys
 from audit_pipeline.text.tokens import raw_tokens, stem
 from audit_pipeline.verification.evidence_units import EvidenceUnit
 from audit_pipeline.verification.signals import NAME_ALIASES, acronym_expansions
@@ -45,7 +45,7 @@ MIN_SHARED_SHARE = 0.5
 ROOT_LETTERS = 6
 # A matching value counts unless a differing one is clearly better aligned.
 EQUAL_ALIGNMENT_SHARE = 0.75
-_VALUE_HINTS = frozenset(FREQUENCY_WORDS) | frozenset(PERIOD_NOUNS) | frozenset(
+_VALUE_HINTS = frozenset(FREQUENCY_WORDS) | frozenset(PERIOD_NOUNS) | NUMBER_WORDS | frozenset(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september",
      "october", "november", "december", "once", "twice", "every", "each"]
 )  # fmt: skip
@@ -53,6 +53,9 @@ _VALUE_HINTS = frozenset(FREQUENCY_WORDS) | frozenset(PERIOD_NOUNS) | frozenset(
 
 _LETTERS = re.compile(r"[a-z]+")
 _RECORD_LINE = re.compile(r"[^:.!?\n]{1,60}:\s")
+
+
+_EXACT_KINDS = frozenset({Kind.MONEY, Kind.PERCENT, Kind.COUNT})
 
 
 class Grounding(StrEnum):
@@ -136,6 +139,13 @@ def _equal(claim: Specific, evidence: Specific) -> bool:
         )
     if claim.kind is Kind.IDENTIFIER:
         return claim.key == evidence.key
+    exact = (claim.unit and claim.unit == evidence.unit) or claim.kind in _EXACT_KINDS
+    if exact:
+        # Written in the same unit: the same number ("99.9%" is not "99.5%"); only values
+        # converted between units ("90 days", "quarterly") are the same within a tolerance.
+        return (claim.low, claim.high) == (evidence.low, evidence.high) or (
+            claim.low == claim.high and claim.low in (evidence.low, evidence.high)
+        )
     if same_value(claim.low, claim.high, evidence.low, evidence.high):
         return True
     # One end of the evidence's range ("3 days" of "2-3 days"); a value strictly inside a range
@@ -175,6 +185,10 @@ def _ground_value(
             continue
         shared, score = _alignment(specific, candidate)
         if _equal(specific, candidate.specific):
+            # The same value in a sentence that says what the claim says it about counts, even
+            # where the parse attaches the value elsewhere in it.
+            around = len(roots(specific.context) & roots(candidate.unit.stems))
+            shared, score = max(shared, around), max(score, float(around))
             if best_equal is None or score > best_equal[0]:
                 best_equal = (score, shared, candidate)
         elif best_other is None or score > best_other[0]:
