@@ -307,11 +307,7 @@ def _frequency_words(doc: Doc) -> Iterable[Specific]:
     """ "quarterly", "every quarter", "twice a year", "once a month"."""
     for token in doc:
         lowered = token.lower_
-        if (
-            lowered in FREQUENCY_WORDS
-            and not (token.is_title and token.i > 0)
-            and token.ent_type_ not in NAME_LABELS
-        ):
+        if lowered in FREQUENCY_WORDS and token.ent_type_ not in NAME_LABELS:
             count, unit = FREQUENCY_WORDS[lowered]
             yield _frequency(doc, token.i, token.i + 1, period(count, unit))
             continue

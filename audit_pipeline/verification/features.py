@@ -33,7 +33,7 @@ from audit_pipeline.verification.entailment import EntailmentModel
 from audit_pipeline.verification.evidence_units import evidence_units
 from audit_pipeline.verification.fields import FieldCheck, boolean_fields, check_fields
 from audit_pipeline.verification.lexicon import is_descriptive, rarity
-from audit_pipeline.verification.polarity import PolarityFinding, check_polarity
+from audit_pipeline.verification.polarity import PolarityFinding, PolarityReading, check_polarity
 from audit_pipeline.verification.rewrites import RewriteEdit, closest_rewrite, evidence_words
 from audit_pipeline.verification.signals import (
     ANTONYMS,
@@ -130,6 +130,8 @@ class Alignment:
     # What all the evidence says about each specific of the claim, and a polarity flip.
     specifics: tuple[SpecificFinding, ...] = ()
     polarity: PolarityFinding | None = None
+    # A negated or modal claim the aligned evidence states the same way round.
+    stance_agrees: bool = False
 
     def vector(self) -> np.ndarray:
         return np.array([self.features[name] for name in FEATURE_NAMES], dtype=np.float64)
@@ -523,7 +525,9 @@ class FeatureBuilder:
             alignment = _in_original_words(
                 align_claim(read[i].text, claim_vectors[i], sentences, sentence_vectors), read[i]
             )
-            alignment.specifics, alignment.polarity = checks[i]
+            findings, reading = checks[i]
+            alignment.specifics = findings
+            alignment.polarity, alignment.stance_agrees = reading.contrary, reading.agrees
             out.append(alignment)
         self._add_entailment([r.text for r in read], per_claim, out)
         return out
@@ -562,7 +566,7 @@ def _in_original_words(alignment: Alignment, read: Reworded) -> Alignment:
 
 def checked_facts(
     claims: Sequence[str], evidence: Sequence[Sequence[tuple[str, str]]]
-) -> list[tuple[tuple[SpecificFinding, ...], PolarityFinding | None]]:
+) -> list[tuple[tuple[SpecificFinding, ...], PolarityReading]]:
     """The checked facts of each claim against all its evidence: its specifics
     (``specifics_check.py``) and its polarity (``polarity.py``)."""
     extract_many(list(claims))  # parse the claims in one batch

@@ -19,6 +19,7 @@ from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.verification.aggregate import response_features
 from audit_pipeline.verification.features import Alignment, FeatureBuilder
 from audit_pipeline.verification.scorer import LocalModel
+from audit_pipeline.verification.signals import MODAL_OR_NEGATION
 from audit_pipeline.verification.specifics_check import Grounding
 from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Label, Verdict
 
@@ -33,6 +34,10 @@ ALIGNED_COVERAGE = 0.6
 # from 0.66 to 0.55-0.63 (it reads too many faithful abstractive summaries as not entailed),
 # so its "not entailed" reading acts only through the combined model.
 NLI_CONTRADICTED = 0.5
+# ... except for a close rewrite of an evidence sentence that it reads as a clear
+# contradiction (a changed condition, direction or quantifier), where no check knows better.
+NLI_HARD_CONTRADICTED = 0.9
+NLI_HARD_COVERAGE = 0.85
 # A close rewrite of an evidence sentence that brings in a name the evidence never uses ("in
 # Paris" where it says Berlin, "as confirmed by X") is unsupported whatever the answer-level
 # model says. Measured: RAGTruth F1 -0.004 (noise), vault entity-swap probes 0.42 -> 0.96.
@@ -296,15 +301,54 @@ def error_spans(alignment: Alignment) -> tuple[tuple[int, int], ...]:
 def _rewrite_conflict(alignment: Alignment) -> str:
     """Why a close rewrite or a flag contradicts the evidence ("" when nothing does): a close
     rewrite that negates an evidence sentence or swaps a word for its opposite, a month or a
-    number; an opposite word against a well-aligned sentence; a flipped yes/no field. (The
-    entailment model's contradiction reading alone decides nothing: it reads "cannot" for
-    "must not" and "60 minutes" for "1 hour" as contradictions; the specifics and polarity
-    checks say what changed.)"""
+    number; an opposite word against a well-aligned sentence; a flipped yes/no field; a close
+    rewrite the entailment model reads as a clear contradiction (a changed condition, direction
+    or quantifier: "unless" for "when", "down to" for "up to"). The model's reading is vetoed
+    where a check knows better: the claim states a value of the evidence in other units (it
+    read "60 minutes" for "1 hour" as a contradiction), or it only words a negation or modal
+    the evidence's way round otherwise ("cannot" for "must not": the polarity check agrees)."""
     features = alignment.features
     aligned = features["cos_max"] >= ALIGNED_COSINE or features["lex_best"] >= ALIGNED_COVERAGE
     if alignment.conflicts and (aligned or features["field_flipped"] > 0):
         return "; ".join(alignment.conflicts)
+    if (
+        features["nli_contradicted"] >= NLI_HARD_CONTRADICTED
+        and features["lex_best"] >= NLI_HARD_COVERAGE
+        and alignment.best_sentence is not None
+        and not _verbatim(alignment)
+        and not (alignment.stance_agrees and _only_modal_change(alignment))
+        and not _restated_values(alignment)
+    ):
+        return (
+            f"the entailment model reads it as a contradiction of "
+            f"{alignment.best_sentence.text!r} ({features['nli_contradicted']:.2f})"
+        )
     return ""
+
+
+def _restated_values(alignment: Alignment) -> bool:
+    """The claim states one of the evidence's values in other words or units."""
+    return any(
+        f.status is Grounding.GROUNDED
+        and f.specific.is_value
+        and f.counterpart
+        and f.counterpart.lower() not in f.specific.surface.lower()
+        and f.specific.surface.lower() not in f.counterpart.lower()
+        for f in alignment.specifics
+    )
+
+
+def _only_modal_change(alignment: Alignment) -> bool:
+    """The claim and its closest sentence differ only in negation and modal words."""
+    best = alignment.best_sentence
+    if best is None:
+        return False
+
+    def content(text: str) -> set[str]:
+        words = set(_WORDS.findall(text.casefold()))
+        return {w for w in words if w not in MODAL_OR_NEGATION and not w.endswith("n't")}
+
+    return content(alignment.claim) == content(best.text)
 
 
 def _verbatim(alignment: Alignment) -> bool:

@@ -255,16 +255,26 @@ def _turns(extra: frozenset[str], other: frozenset[str]) -> bool:
     return any(word in _TURNING or ANTONYMS.get(word) in other for word in extra)
 
 
-def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityFinding | None:
+@dataclass(frozen=True)
+class PolarityReading:
+    """What the evidence says of the claim's stance: a clause it states the other way round
+    (``contrary``), and whether a negated or modal claim clause is stated the same way round
+    (``agrees``: "Lines cannot be re-energized" against "A line must not be re-energized")."""
+
+    contrary: PolarityFinding | None = None
+    agrees: bool = False
+
+
+def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityReading:
     """The first clause of ``claim`` that a well-aligned evidence clause states the other way
-    round, or None."""
+    round, and whether its negated or modal clauses are stated the same way round."""
     if not units:
-        return None
+        return PolarityReading()
     claim_clauses = [
         c for c in _clauses(parse_many([claim])[0]) if len(c.stems) >= MIN_CLAUSE_WORDS
     ]
     if not claim_clauses:
-        return None
+        return PolarityReading()
     candidates = [
         u
         for u in units
@@ -272,8 +282,9 @@ def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityFinding
         and any(len(c.stems & u.stems) >= MIN_SHARED for c in claim_clauses)
     ]
     if not candidates:
-        return None
+        return PolarityReading()
     docs = parse_many([u.text for u in candidates])
+    agrees = False
     for clause in claim_clauses:
         best: tuple[float, _Clause, EvidenceUnit] | None = None
         for unit, doc in zip(candidates, docs, strict=True):
@@ -285,11 +296,12 @@ def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityFinding
             continue
         _, other, unit = best
         if not _contrary(clause, other):
+            agrees = agrees or clause.negated or bool(clause.mode)
             continue
         if _turns(clause.stems - other.stems, other.stems) or _turns(
             other.stems - clause.stems, clause.stems
         ):
             continue
         denies = clause.negated if not (clause.mode and other.mode) else clause.mode in ("O-", "P-")
-        return PolarityFinding(clause.text, unit.text, unit.chunk_id, denies)
-    return None
+        return PolarityReading(PolarityFinding(clause.text, unit.text, unit.chunk_id, denies))
+    return PolarityReading(agrees=agrees)

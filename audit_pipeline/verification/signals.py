@@ -34,6 +34,21 @@ DENYING_WORDS = frozenset(
 )  # fmt: skip
 
 
+# Words that say how strongly or whether at all, not what: "cannot" and "must not" differ
+# only in these (lowercased surface words and the stems of the denying ones).
+MODAL_OR_NEGATION = (
+    NEGATION_WORDS
+    | DENYING_WORDS
+    | frozenset(
+        [
+            "must", "may", "might", "can", "could", "should", "shall", "will", "would", "need",
+            "needs", "have", "has", "to", "be", "is", "are", "was", "were", "been", "do", "does",
+            "did", "allowed", "permitted", "required", "prohibited", "forbidden", "never",
+        ]
+    )
+)  # fmt: skip
+
+
 def negation_count(text: str) -> int:
     count = 0
     for token in raw_tokens(text.replace("’", "'")):  # noqa: RUF001

@@ -194,9 +194,9 @@ def _ground_value(
         elif best_other is None or score > best_other[0]:
             best_other = (score, shared, candidate)
     if best_equal is not None:
-        # The same value said about something unrelated (no word of the claim's context)
-        # does not outweigh a differing value about this thing; in a table, where a value's
-        # row and column say exactly what it is about, the better aligned cell decides.
+        # The same value said about something less related does not outweigh a differing
+        # value clearly about this thing; in a table, where a value's row and column say
+        # exactly what it is about, the better aligned cell decides.
         tabled = (
             best_other is not None
             and best_other[2].unit.about is not None
@@ -204,8 +204,7 @@ def _ground_value(
         )
         margin = 1.0 if tabled else EQUAL_ALIGNMENT_SHARE
         outweighed = (
-            (best_equal[1] == 0 or tabled)
-            and best_other is not None
+            best_other is not None
             and _aligned(specific, best_other[1])
             and best_equal[0] < margin * best_other[0]
         )
