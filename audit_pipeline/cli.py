@@ -1,9 +1,10 @@
 """``audit-pipeline``: the CI gate and batch entry point.
 
 ``run`` materialises the same Dagster assets as the UI and the weekly schedule, in-process, so a
-CI gate and the scheduled audit can never disagree about what an audit is. Exit codes:
-0 = deploy or warn (1 with ``--fail-on warn``), 1 = block or a failed gate, 2 = a configuration
-or usage error, an audit that could not complete, or an ``incomplete`` one. Errors are one
+CI gate and the scheduled audit can never disagree about what an audit is. Exit codes follow
+the release decision (``commands/run_command.py``): 0 = deploy or warn (1 with ``--fail-on
+warn``), 1 = block (any gate at ERROR), 2 = a configuration or usage error, an audit that could
+not complete, or an ``incomplete`` one. Errors are one
 ``error:`` line on stderr; ``-v`` adds the stack traces and the model-loading progress bars.
 """
 
@@ -14,17 +15,15 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from audit_pipeline.commands import generate_suite, pin, retrieval_eval
-from audit_pipeline.commands.preflight import UsageError, check_run
+from audit_pipeline.commands.preflight import UsageError
 from audit_pipeline.service import serve_commands
 
 if TYPE_CHECKING:  # imported lazily below: the CLI starts without loading the engine
-    from tqdm import tqdm
-
     from audit_pipeline.config import AuditConfig
     from audit_pipeline.warehouse.store import Warehouse
 
@@ -143,190 +142,11 @@ def _load(args: argparse.Namespace) -> tuple[Path, AuditConfig]:
         raise UsageError(str(error)) from None
 
 
-def _progress_bar(
-    enabled: bool,
-) -> tuple[tqdm | None, Callable[[int, int], None] | None]:
-    if not enabled:
-        return None, None
-    from tqdm import tqdm
-
-    bar = tqdm(total=0, unit="turn", desc="answering", file=sys.stderr, leave=False)
-
-    def update(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-
-    return bar, update
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
-    from audit_pipeline.commands.cluster_preflight import DEFAULT_WORKERS, check_executor
-    from audit_pipeline.commands.console import (
-        print_gates,
-        print_outcome,
-        print_pipeline_counts,
-        print_worst_claims,
-    )
-    from audit_pipeline.commands.console import worst_claims as load_worst
-    from audit_pipeline.commands.run_audit import (
-        RunOptions,
-        combine_repeats,
-        instance,
-        real_failure_threshold,
-        run_audit,
-    )
-    from audit_pipeline.commands.run_lock import AuditRunning, check_not_running
-    from audit_pipeline.logs import add_json_file_handler
-    from audit_pipeline.reports.write import write_outcome_report
-    from audit_pipeline.suites.fuzz import parse_transformations
-    from audit_pipeline.warehouse.audit_tables import (
-        AuditNotResumableError,
-        check_resumable,
-        unfinished_audit,
-    )
-    from audit_pipeline.warehouse.store import Warehouse
-    from audit_pipeline.warehouse.verdict_tables import judge_usage
+    from audit_pipeline.commands import run_command
 
     config_path, config = _load(args)
-    target, suite = check_run(config, args)
-    check_executor(config, args)
-    resume = None
-    if args.resume:
-        if args.repeat > 1:
-            raise UsageError("--resume cannot be combined with --repeat")
-        resume = (
-            unfinished_audit(Warehouse(config.duckdb_path), target)
-            if args.resume == "latest"
-            else args.resume
-        )
-        if resume is None:
-            raise UsageError(f"no unfinished audit of target {target!r} to resume")
-        try:
-            check_resumable(Warehouse(config.duckdb_path), resume, target)
-            check_not_running(config.duckdb_path, instance(config), resume)
-        except (AuditNotResumableError, AuditRunning) as error:
-            raise UsageError(str(error)) from None
-    options = RunOptions(
-        target=target,
-        suite=suite,
-        categories=args.category,
-        ids=args.ids,
-        concurrency=args.concurrency,
-        use_cache=args.use_cache,
-        verbose=args.verbose,
-        resume_audit_id=resume,
-        fuzz=parse_transformations(args.fuzz),
-        processes=args.processes,
-        executor=args.executor,
-        scheduler=args.scheduler,
-        workers=args.workers or DEFAULT_WORKERS,
-    )
-    log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
-    outcomes = []
-    report = None
-    for attempt in range(args.repeat):
-        bar, update = _progress_bar(not args.no_progress and sys.stderr.isatty())
-        result = run_audit(config_path, config, options, progress=update)
-        if bar is not None:
-            bar.close()
-        if not result.success or result.outcome is None:
-            for message in result.errors:
-                print(f"error: {message}", file=sys.stderr)
-            log_handler.close()
-            return EXIT_USAGE
-        outcomes.append(result.outcome)
-        report = result.report
-        if args.repeat > 1:
-            print(f"run {attempt + 1}/{args.repeat}: {result.outcome.decision}", file=sys.stderr)
-
-    outcome = outcomes[-1]
-    print_pipeline_counts(result.asset_counts)
-    print_outcome(outcome)
-    print_worst_claims(load_worst(Warehouse(config.duckdb_path), outcome.audit_id))
-    payload: dict[str, Any] = outcome.to_dict()
-    verdict_meta = dict(result.asset_counts).get("verdicts") or {}
-    payload["verifier"] = {
-        "name": verdict_meta.get("verifier"),
-        "quality": verdict_meta.get("verifier_quality"),
-    }
-    vault_meta = dict(result.asset_counts).get("vault_documents") or {}
-    payload["vault_skipped"] = vault_meta.get("skipped_files", [])
-    claim_meta = dict(result.asset_counts).get("claims") or {}
-    payload["claims_cap"] = {
-        "max_per_answer": config.detection.max_claims_per_answer,
-        "capped_answers": claim_meta.get("capped_answers", 0),
-        "dropped": claim_meta.get("capped_claims_dropped", 0),
-        "answers": claim_meta.get("capped", []),
-    }
-    # From the audit row rather than run metadata: a resumed run may not re-run verdicts.
-    payload["judge"] = judge_usage(Warehouse(config.duckdb_path), outcome.audit_id)
-    decision, gates = outcome.decision, outcome.gates
-    if args.repeat > 1:
-        asked = Warehouse(config.duckdb_path).query(
-            "SELECT DISTINCT prompt_id FROM responses WHERE audit_id = ? ORDER BY prompt_id",
-            [outcome.audit_id],
-        )
-        combined = combine_repeats(
-            outcomes,
-            args.min_fail or real_failure_threshold(args.repeat),
-            list(asked["prompt_id"]),
-        )
-        decision, gates = combined["decision"], combined["gates"]
-        print(
-            f"\nOver {args.repeat} runs (real: fails in >= {combined['min_fail']}, "
-            "flaky: fails in fewer):"
-        )
-        for prompt, info in combined["prompts"].items():
-            if info["class"] != "pass":
-                print(f"  {info['class']:5} {prompt} failed {info['failed_runs']}/{info['runs']}")
-        print_gates(gates)
-        print(f"\nDECISION over {args.repeat} runs: {decision.upper()}")
-        payload["repeats"] = {
-            **{k: v for k, v in combined.items() if k != "gates"},
-            "gates": [gate.to_dict() for gate in gates],
-        }
-        payload["decision"] = decision
-        payload["gates"] = payload["repeats"]["gates"]
-        try:  # the last run's report gets the flakiness table
-            report = write_outcome_report(
-                Warehouse(config.duckdb_path), outcome, config, repeats=payload["repeats"]
-            ).html
-        except OSError as error:
-            result.warnings.append(f"the report could not be rewritten: {error.strerror}")
-    if report is not None:
-        print(f"\nreport: {report}")
-    for warning in result.warnings:
-        print(
-            f"warning: {warning} (the audit and its decision are recorded; write the report "
-            f"again with: audit-pipeline report {outcome.audit_id})",
-            file=sys.stderr,
-        )
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(payload, indent=2, default=str))
-    return _exit_code(decision, gates, args, outcome.audit_id)
-
-
-def _exit_code(decision: str, gates: Sequence[Any], args: argparse.Namespace, audit_id: str) -> int:
-    """2 for an incomplete audit (even with --report-only: nothing was decided); otherwise the
-    gates decide, the ``decision`` gate carrying ``gates.block_decision``."""
-    if decision == "incomplete":
-        print(
-            f"error: audit {audit_id} is incomplete: too much could not be answered or "
-            "verified to decide (see 'incomplete:' above)",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
-    if args.report_only:
-        return EXIT_OK
-    if any(gate.status == "error" for gate in gates):
-        return EXIT_BLOCKED
-    if args.fail_on == "warn" and (
-        decision == "warn" or any(gate.status == "warn" for gate in gates)
-    ):
-        return EXIT_BLOCKED
-    return EXIT_OK
+    return run_command.command(args, config_path, config)
 
 
 def _warehouse(config: AuditConfig) -> Warehouse:
@@ -345,7 +165,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     _, config = _load(args)
     warehouse = _warehouse(config)
     try:
-        outcome = load_outcome(warehouse, args.audit_id, config.gates)
+        outcome = load_outcome(warehouse, args.audit_id, config.gates, config.scoring)
     except UnknownAuditError as error:
         raise UsageError(str(error)) from None
     paths = write_outcome_report(warehouse, outcome, config)
@@ -363,8 +183,8 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     _, config = _load(args)
     warehouse = _warehouse(config)
     try:
-        before = load_outcome(warehouse, args.audit_a, config.gates)
-        after = load_outcome(warehouse, args.audit_b, config.gates)
+        before = load_outcome(warehouse, args.audit_a, config.gates, config.scoring)
+        after = load_outcome(warehouse, args.audit_b, config.gates, config.scoring)
     except UnknownAuditError as error:
         raise UsageError(str(error)) from None
     diff = diff_outcomes(before, after)
@@ -402,27 +222,10 @@ def _cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _cmd_audits(args: argparse.Namespace) -> int:
-    from audit_pipeline.commands.console import table
-    from audit_pipeline.warehouse.store import WarehouseError
+    from audit_pipeline.commands.history_commands import audits_command
 
     _, config = _load(args)
-    sql = "SELECT audit_id, target, suite, status, decision, risk, started_at FROM audits"
-    params: list[Any] = []
-    if args.target:
-        sql += " WHERE target = ?"
-        params.append(args.target)
-    sql += " ORDER BY started_at DESC LIMIT ?"
-    params.append(args.limit)
-    try:
-        rows = _warehouse(config).query(sql, params).to_dict("records")
-    except WarehouseError as error:
-        raise UsageError(str(error)) from None
-    table(
-        rows,
-        ["audit_id", "target", "suite", "status", "decision", "risk", "started_at"],
-        sys.stdout,
-    )
-    return EXIT_OK
+    return audits_command(args, _warehouse(config))
 
 
 def _cmd_generate_suite(args: argparse.Namespace) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
@@ -96,14 +95,15 @@ def test_thresholds_that_make_a_level_unreachable_are_errors(
 
 
 def test_block_decision_warn_is_honoured_by_the_exit_code() -> None:
-    from audit_pipeline.cli import _exit_code
+    from audit_pipeline.commands.run_command import exit_code
+    from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, release_decision
 
-    def args(fail_on: str = "block") -> argparse.Namespace:
-        return argparse.Namespace(report_only=False, fail_on=fail_on)
+    def release(settings: GateSettings) -> str:
+        gates = evaluate_gates(SUMMARY, settings, risk=0.5, thresholds=DEFAULT_THRESHOLDS)
+        return release_decision(gates).decision
 
-    strict = evaluate_gates(SUMMARY, "block", GateSettings())
-    softened = evaluate_gates(SUMMARY, "block", GateSettings(block_decision="warn"))
-    assert _exit_code("block", strict, args(), "a") == 1
-    assert softened[0].status == "warn"
-    assert _exit_code("block", softened, args(), "a") == 0
-    assert _exit_code("block", softened, args("warn"), "a") == 1
+    strict, softened = release(GateSettings()), release(GateSettings(block_decision="warn"))
+    assert (strict, softened) == ("block", "warn")
+    assert exit_code(strict, "block", report_only=False) == 1
+    assert exit_code(softened, "block", report_only=False) == 0
+    assert exit_code(softened, "warn", report_only=False) == 1

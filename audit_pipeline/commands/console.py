@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.gates import GateResult
+from audit_pipeline.scoring.rules import ReleaseDecision
 from audit_pipeline.warehouse.store import Warehouse
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -64,11 +65,6 @@ def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
         file=out,
     )
     print_gates(outcome.gates, out)
-    print(
-        f"\nDECISION: {_BADGE.get(outcome.decision, outcome.decision)}"
-        f"  (risk {_risk(outcome.risk)})",
-        file=out,
-    )
     for problem in outcome.incomplete:
         print(f"incomplete: {problem}", file=out)
     print_waivers(outcome.waivers, out)
@@ -83,6 +79,14 @@ def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
             for name, counts in outcome.fuzz.items()
         ]
         table(rows, ["transformation", "prompts", "passed", "failed", "pass rate"], out)
+
+
+def decision_line(release: ReleaseDecision, runs: int = 1) -> str:
+    """``DECISION: BLOCK (gate hallucinations 1 > 0)``: the CLI's last line, the release
+    decision with the rule that set it (``over N runs`` for ``--repeat``)."""
+    over = f" over {runs} runs" if runs > 1 else ""
+    badge = _BADGE.get(release.decision, release.decision.upper())
+    return f"DECISION{over}: {badge} ({clean(release.rule)})"
 
 
 def print_waivers(waivers: Mapping[str, Any] | None, out: TextIO = sys.stdout) -> None:

@@ -43,6 +43,7 @@ from audit_pipeline.defs.resources import resources_from_config
 from audit_pipeline.defs.run_storage import RunScopedIOManager
 from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.gates import GateResult, GateStatus
+from audit_pipeline.scoring.rules import release_decision
 
 PROGRESS_LOGGER = "audit_pipeline.progress"
 
@@ -295,7 +296,6 @@ def kth_largest(values: Sequence[float], k: int) -> float:
 
 
 _SEVERITY: dict[GateStatus, int] = {"pass": 0, "warn": 1, "error": 2}
-_DECISIONS = ("deploy", "warn", "block")
 
 
 def real_failure_threshold(runs: int) -> int:
@@ -307,10 +307,12 @@ def real_failure_threshold(runs: int) -> int:
 def combine_repeats(
     outcomes: Sequence[AuditOutcome], min_fail: int, prompt_ids: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """Flaky-prompt view of N runs: a prompt, a gate or the decision fails only when it fails
-    in at least ``min_fail`` of them. Every prompt gets its fail count and a class: ``real``
-    (failed in >= ``min_fail`` runs), ``flaky`` (failed in fewer) or ``pass`` (never failed);
-    ``prompt_ids`` lists the prompts that never failed too."""
+    """Flaky-prompt view of N runs: a prompt or a gate fails only when it fails in at least
+    ``min_fail`` of them, except completeness (a run that checked too little leaves nothing to
+    outvote); the decision is the release decision over those gates (``rules``), as for one
+    run. Every prompt gets its fail count and a class: ``real`` (failed in >= ``min_fail``
+    runs), ``flaky`` (failed in fewer) or ``pass`` (never failed); ``prompt_ids`` lists the
+    prompts that never failed too."""
     runs = len(outcomes)
     failed_runs: dict[str, int] = {}
     categories: dict[str, str] = {}
@@ -320,22 +322,20 @@ def combine_repeats(
             categories[failure["prompt_id"]] = failure["category"]
     total = outcomes[-1].summary["total"]
     failed = sorted(p for p, n in failed_runs.items() if n >= min_fail)
-    if any(o.decision == "incomplete" for o in outcomes):
-        decision = "incomplete"  # a run that checked too little leaves nothing to outvote
-    else:
-        decision = _DECISIONS[
-            int(kth_largest([_DECISIONS.index(o.decision) for o in outcomes], min_fail))
-        ]
     gates = []
     for index, gate in enumerate(outcomes[-1].gates):
         levels = [_SEVERITY[o.gates[index].status] for o in outcomes]
-        status = next(s for s, v in _SEVERITY.items() if v == kth_largest(levels, min_fail))
+        level = max(levels) if gate.name == "completeness" else kth_largest(levels, min_fail)
+        status = next(s for s, v in _SEVERITY.items() if v == level)
         detail = f"{sum(v > 0 for v in levels)} of {runs} runs outside the limit"
-        gates.append(GateResult(gate.name, status, gate.value, detail))
+        detail += f" (last run: {gate.detail})"
+        gates.append(GateResult(gate.name, status, gate.value, detail, gate.on_error))
+    release = release_decision(gates)
     return {
         "runs": runs,
         "min_fail": min_fail,
-        "decision": decision,
+        "decision": release.decision,
+        "rule": release.rule,
         "total": total,
         "failed": len(failed),
         "passed": total - len(failed),

@@ -33,8 +33,32 @@ from audit_pipeline.scoring.decide import (
 from audit_pipeline.vault.documents import VaultScan
 from audit_pipeline.warehouse.audit_tables import AuditRef
 
-GATES = ("decision", "hallucinations", "citation_errors", "pass_rate", "fallback_errors")
+GATES = (
+    "completeness",
+    "risk",
+    "hallucinations",
+    "citation_errors",
+    "pass_rate",
+    "fallback_errors",
+)
 _SEVERITY = {"warn": AssetCheckSeverity.WARN, "error": AssetCheckSeverity.ERROR}
+RELEASE_CHECK = "release_decision"
+
+
+def release_check(outcome: AuditOutcome) -> AssetCheckResult:
+    """The release decision as a check of its own, beside the gates it folds: passes only on
+    deploy, WARN on warn, ERROR on block and incomplete; its description is the same
+    ``<decision>: <rule>`` the CLI, the report and the ``audits`` row show."""
+    release = outcome.release
+    return AssetCheckResult(
+        check_name=RELEASE_CHECK,
+        passed=release.decision == "deploy",
+        severity=AssetCheckSeverity.WARN
+        if release.decision == "warn"
+        else AssetCheckSeverity.ERROR,
+        description=str(release),
+        metadata={"decision": release.decision, "rule": release.rule},
+    )
 
 
 def build_scoring_report_assets(
@@ -107,8 +131,17 @@ def build_scoring_report_assets(
         description="Risk per response, per category and per audit, and the deploy / warn / "
         "block decision recorded on the audit.",
         check_specs=[
-            AssetCheckSpec(f"gate_{name}", asset="risk_scores", description=f"release gate: {name}")
-            for name in gates
+            *(
+                AssetCheckSpec(
+                    f"gate_{name}", asset="risk_scores", description=f"release gate: {name}"
+                )
+                for name in gates
+            ),
+            AssetCheckSpec(
+                RELEASE_CHECK,
+                asset="risk_scores",
+                description="the release decision: the worst of the gates, with its rule",
+            ),
         ],
     )
     def risk_scores(
@@ -134,7 +167,7 @@ def build_scoring_report_assets(
         outcome, report, problems = scored.outcome, scored.risk, scored.problems
         decision, summary, gates = outcome.decision, assertion_results.summary, outcome.gates
         context.log.info(
-            f"audit {ref.audit_id}: decision {decision}, risk "
+            f"audit {ref.audit_id}: {outcome.release}, risk "
             f"{'n/a' if report.audit.risk is None else f'{report.audit.risk:.3f}'}"
             + (f" (incomplete: {'; '.join(problems)})" if problems else "")
         )
@@ -144,6 +177,7 @@ def build_scoring_report_assets(
             metadata={
                 "audit_id": ref.audit_id,
                 "decision": decision,
+                "rule": outcome.rule,
                 "risk": report.audit.risk if report.audit.risk is not None else float("nan"),
                 "claims": report.audit.claims,
                 "hallucination_rate": report.audit.hallucination_rate or 0.0,
@@ -153,13 +187,16 @@ def build_scoring_report_assets(
                 ),
             },
             check_results=[
-                AssetCheckResult(
-                    check_name=f"gate_{gate.name}",
-                    passed=gate.passed,
-                    severity=_SEVERITY.get(gate.status, AssetCheckSeverity.WARN),
-                    metadata={"value": str(gate.value), "detail": gate.detail},
-                )
-                for gate in gates
+                *(
+                    AssetCheckResult(
+                        check_name=f"gate_{gate.name}",
+                        passed=gate.passed,
+                        severity=_SEVERITY.get(gate.status, AssetCheckSeverity.WARN),
+                        metadata={"value": str(gate.value), "detail": gate.detail},
+                    )
+                    for gate in gates
+                ),
+                release_check(outcome),
             ],
         )
 

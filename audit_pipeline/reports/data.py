@@ -45,6 +45,7 @@ class AuditInfo:
     dagster_run_id: str | None
     decision: str | None
     risk: float | None
+    decision_rule: str | None = None  # what set the release decision (migration 16)
 
 
 @dataclass(frozen=True)
@@ -488,6 +489,7 @@ def _audit(row: Mapping[str, Any]) -> AuditInfo:
         dagster_run_id=row.get("dagster_run_id"),
         decision=row.get("decision"),
         risk=_float(row.get("risk")),
+        decision_rule=_str(row.get("decision_rule")),
     )
 
 

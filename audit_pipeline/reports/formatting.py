@@ -11,14 +11,44 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from audit_pipeline.reports.data import AssertionResult, Citation, Claim, PromptResult
+from audit_pipeline.reports.data import AssertionResult, Citation, Claim, PromptResult, ReportData
 from audit_pipeline.reports.highlight_spans import place
+from audit_pipeline.scoring.rules import RiskThresholds
 
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 _EMPHASIS = re.compile(r"\*\*|__")
 _BULLET = re.compile(r"\s[-*]\s")
 DASH = "\u2014"  # em dash: no value
 CRUMB = "\u203a"  # between document and section
+
+
+DECISION_WORDS = {
+    "deploy": "Safe to deploy",
+    "warn": "Deploy with care",
+    "block": "Do not deploy",
+    "incomplete": "Not decided",
+}
+
+
+def report_decision(data: ReportData, thresholds: RiskThresholds) -> str | None:
+    """The recorded release decision, else the zone the risk falls in (a report of an audit
+    that has not been scored yet)."""
+    score = data.audit_score
+    decision = data.audit.decision or (score.decision if score else None)
+    if decision:
+        return decision.lower()
+    risk = data.audit.risk if data.audit.risk is not None else (score.risk if score else None)
+    return thresholds.zone(risk)
+
+
+def decision_sentence(decision: str | None, rule: str | None) -> str:
+    """The report's line under the badge: the decision in words and the rule that set it, the
+    same rule the CLI's last line and the ``audits`` row name (``Do not deploy: gate
+    hallucinations 1 > 0.``)."""
+    if decision not in DECISION_WORDS:
+        return "No decision recorded for this audit yet."
+    words = DECISION_WORDS[decision]
+    return f"{words}: {rule}." if rule else f"{words}."
 
 
 def pct(value: float | None, digits: int = 1) -> str:

@@ -19,17 +19,17 @@ from typing import Any
 
 from audit_pipeline.reports import charts, failures
 from audit_pipeline.reports.data import ReportData
-from audit_pipeline.reports.formatting import duration, retrieval_line, when
+from audit_pipeline.reports.formatting import (
+    DECISION_WORDS,
+    decision_sentence,
+    duration,
+    report_decision,
+    retrieval_line,
+    when,
+)
 from audit_pipeline.reports.report_summary import by_risk, summarize
 from audit_pipeline.reports.templating import render
 from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, RiskThresholds
-
-DECISION_WORDS = {
-    "deploy": "Safe to deploy: risk is at or below the deploy limit.",
-    "warn": "Deploy with care: risk is above the deploy limit, at or below the warn limit.",
-    "block": "Do not deploy: risk is above the warn limit.",
-    "incomplete": "Not decided: too much of the audit could not be answered or verified.",
-}
 
 
 def render_html(
@@ -46,7 +46,7 @@ def render_html(
     categories = by_risk(figures.categories)
     audit = data.audit
     risk = _audit_risk(data)
-    decision = _decision(data, risk, thresholds)
+    decision = report_decision(data, thresholds)
     took = duration(audit.started_at, audit.finished_at)
     return render(
         "report.html.j2",
@@ -59,7 +59,7 @@ def render_html(
         risk=risk,
         decision=decision,
         known=decision if decision in DECISION_WORDS else "",
-        explain=DECISION_WORDS.get(decision or "", "No decision recorded for this audit yet."),
+        explain=decision_sentence(decision, audit.decision_rule),
         took_and_status=" · ".join(x for x in (took, audit.status) if x),
         retrieval=retrieval_line(data.retrieval),
         pass_bar=max(0.0, min(1.0, figures.pass_rate or 0.0)) * 100,
@@ -78,9 +78,3 @@ def _audit_risk(data: ReportData) -> float | None:
     if data.audit.risk is not None:
         return data.audit.risk
     return data.audit_score.risk if data.audit_score else None
-
-
-def _decision(data: ReportData, risk: float | None, thresholds: RiskThresholds) -> str | None:
-    """The recorded decision, else the zone the risk falls in (a report of an unscored audit)."""
-    decision = data.audit.decision or (data.audit_score.decision if data.audit_score else None)
-    return decision.lower() if decision else thresholds.zone(risk)

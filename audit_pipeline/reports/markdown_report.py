@@ -23,12 +23,14 @@ from audit_pipeline.reports.formatting import (
     DASH,
     citation_status,
     claim_refs,
+    decision_sentence,
     excerpt,
     failure_reasons,
     label_text,
     num,
     pct,
     plain_excerpt,
+    report_decision,
     retrieval_line,
     short_hash,
     when,
@@ -148,7 +150,7 @@ def _flakiness(repeats: Mapping[str, Any] | None) -> str:
 def _header(data: ReportData, thresholds: RiskThresholds) -> str:
     audit = data.audit
     score = data.audit_score
-    decision = (audit.decision or (score.decision if score else None) or "pending").lower()
+    decision = report_decision(data, thresholds) or "pending"
     risk = audit.risk if audit.risk is not None else (score.risk if score else None)
     icon = DECISION_ICONS.get(decision, "⚪")
     rows = [
@@ -170,7 +172,9 @@ def _header(data: ReportData, thresholds: RiskThresholds) -> str:
         f"# Audit report: {escape_markdown(audit.target or 'unknown target')} · "
         f"{escape_markdown(audit.suite or 'unknown suite')}\n\n"
         f"**Decision: {icon} {escape_markdown(decision.upper())}** · risk {num(risk)} "
-        f"({thresholds.legend()})\n\n" + _table(rows, ["field", "value"])
+        f"({thresholds.legend()})\n\n"
+        f"{escape_markdown(decision_sentence(decision, audit.decision_rule))}\n\n"
+        + _table(rows, ["field", "value"])
     )
 
 
@@ -184,12 +188,16 @@ def _summary(data: ReportData, s: Summary) -> str:
             "value": f"{s.assertions_passed} passed, {s.assertions_failed} failed",
         },
         {
-            "metric": "Hallucinations (answers with unsupported or contradicted claims)",
+            "metric": "Hallucinations (answers with an unsupported, contradicted or stale "
+            "claim, or a forbidden string)",
             "value": s.hallucinations,
         },
         {"metric": "Citation errors", "value": s.citation_errors},
         {"metric": "Fallback errors", "value": s.fallback_errors},
-        {"metric": "Hallucination rate", "value": pct(score.hallucination_rate if score else None)},
+        {
+            "metric": "Hallucination rate (of answers)",
+            "value": f"{pct(s.hallucination_rate)} ({s.hallucinations} of {s.answered})",
+        },
         {"metric": "Citation accuracy", "value": pct(score.citation_accuracy if score else None)},
     ]
     return "## Summary\n\n" + _table(rows, ["metric", "value"])

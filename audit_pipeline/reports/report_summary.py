@@ -16,7 +16,7 @@ from typing import Any
 
 from audit_pipeline.assertions.assertion_outcome import AssertionRow
 from audit_pipeline.reports.data import ReportData, Score
-from audit_pipeline.scoring.audit_summary import AuditSummary
+from audit_pipeline.scoring.audit_summary import AuditSummary, TurnKey, flagged_turns
 from audit_pipeline.scoring.audit_summary import summarize as count_audit
 
 
@@ -28,6 +28,7 @@ class CategoryRow:
     risk: float | None
     previous_risk: float | None
     score: Score | None
+    hallucination_rate: float | None = None  # hallucinated answers / answered, as the count
 
     @property
     def total(self) -> int:
@@ -50,6 +51,12 @@ class Summary:
     citation_errors: int
     fallback_errors: int
     categories: tuple[CategoryRow, ...]
+    answered: int = 0  # turns that got an answer: the denominator of the hallucination rate
+
+    @property
+    def hallucination_rate(self) -> float | None:
+        """``hallucinations`` over answered turns: the count's own definition, as a share."""
+        return self.hallucinations / self.answered if self.answered else None
 
 
 def by_risk(rows: Sequence[CategoryRow]) -> list[CategoryRow]:
@@ -61,6 +68,7 @@ def summarize(data: ReportData, summary: Mapping[str, Any] | None = None) -> Sum
     """The engine's ``summary`` where given, completed from the warehouse rows in ``data``."""
     given = dict(summary or {})
     derived = derive_summary(data)
+    answered, rates = hallucination_rates(data)
     by_category = given.get("by_category") or {}
     rows = []
     for category in dict.fromkeys([*data.categories, *by_category]):
@@ -77,6 +85,7 @@ def summarize(data: ReportData, summary: Mapping[str, Any] | None = None) -> Sum
                 risk=risk if risk is not None else (score.risk if score else None),
                 previous_risk=previous.risk if previous else None,
                 score=score,
+                hallucination_rate=rates.get(category),
             )
         )
     total = int(given.get("total", derived.total))
@@ -93,12 +102,31 @@ def summarize(data: ReportData, summary: Mapping[str, Any] | None = None) -> Sum
         citation_errors=int(given.get("citation_errors", derived.citation_errors)),
         fallback_errors=int(given.get("fallback_errors", derived.fallback_errors)),
         categories=tuple(rows),
+        answered=answered,
     )
 
 
 def derive_summary(data: ReportData) -> AuditSummary:
     """The audit summary the engine would have computed, from the rows the report read: the
     same function over the stored assertion rows, answered turns and hallucinated turns."""
+    return count_audit(*_counted(data))
+
+
+def hallucination_rates(data: ReportData) -> tuple[int, dict[str, float | None]]:
+    """Answered turns, and per category the share of them that are hallucinations by the
+    summary's own definition (``flagged_turns``): the report's rates and its count agree."""
+    rows, answered, hallucinated = _counted(data)
+    flagged = flagged_turns(rows, hallucinated) & answered
+    categories = {(p.prompt_id, t.turn): p.category for p in data.prompts for t in p.turns}
+    rates: dict[str, float | None] = {}
+    for category in set(categories.values()):
+        mine = {key for key in answered if categories[key] == category}
+        rates[category] = len(flagged & mine) / len(mine) if mine else None
+    return len(answered), rates
+
+
+def _counted(data: ReportData) -> tuple[list[AssertionRow], set[TurnKey], set[TurnKey]]:
+    """The stored assertion rows, answered turns and turns with a hallucinated claim."""
     rows = [
         AssertionRow(
             prompt_id=prompt.prompt_id,
@@ -120,7 +148,7 @@ def derive_summary(data: ReportData) -> AuditSummary:
     ]
     answered = {key for key, turn in keyed if turn.error is None and turn.response is not None}
     hallucinated = {key for key, turn in keyed if turn.hallucinations}
-    return count_audit(rows, answered, hallucinated)
+    return rows, answered, hallucinated
 
 
 def _number(value: Any) -> float | None:

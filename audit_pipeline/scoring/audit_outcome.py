@@ -1,7 +1,8 @@
-"""An audit's outcome: the summary, the decision and the gates, as one JSON-able record.
+"""An audit's outcome: the summary, the release decision and the gates, as one JSON-able record.
 
 This is what the CLI prints and writes with ``--json``, what the report shows at the top, and
-what the asset checks gate on.
+what the asset checks gate on. ``decision`` is the release decision (``rules.release_decision``:
+the worst of the gates) and ``rule`` the gate that set it; the risk zone is the ``risk`` gate.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from audit_pipeline.scoring.audit_summary import AuditSummary
 from audit_pipeline.scoring.gates import GateResult
 from audit_pipeline.scoring.risk import RiskReport
+from audit_pipeline.scoring.rules import ReleaseDecision, release_decision
 
 SUMMARY_KEYS = (
     "total",
@@ -41,10 +43,16 @@ class AuditOutcome:
     waivers: dict[str, Any] | None = None  # WaiverStatus.to_dict() when waivers are configured
     # Fuzz variants' prompts / passed / failed per transformation, when the suite was fuzzed.
     fuzz: dict[str, dict[str, int]] | None = None
+    rule: str = ""  # what set the decision: "gate hallucinations 1 > 0"
 
     @property
     def gates_failed(self) -> bool:
         return any(gate.status == "error" for gate in self.gates)
+
+    @property
+    def release(self) -> ReleaseDecision:
+        """The decision with its rule, as every surface prints it (``block: gate ...``)."""
+        return ReleaseDecision(self.decision, self.rule)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -52,6 +60,7 @@ class AuditOutcome:
             "target": self.target,
             "suite": self.suite,
             "decision": self.decision,
+            "rule": self.rule,
             "risk": self.risk,
             "summary": self.summary,
             "by_category": self.by_category,
@@ -71,12 +80,13 @@ def build_outcome(
     summary: AuditSummary,
     risk: RiskReport,
     gates: list[GateResult],
-    decision: str | None = None,
     incomplete: list[str] | None = None,
     waivers: dict[str, Any] | None = None,
     fuzz: dict[str, dict[str, int]] | None = None,
 ) -> AuditOutcome:
+    """The outcome of a scored audit; its decision is ``release_decision`` over ``gates``."""
     counts = summary.to_dict()
+    release = release_decision(gates)
     categories = sorted(set(counts["by_category"]) | set(risk.by_category))
     by_category = {
         name: {
@@ -90,7 +100,8 @@ def build_outcome(
         audit_id=audit_id,
         target=target,
         suite=suite,
-        decision=decision or risk.audit.decision or "warn",
+        decision=release.decision,
+        rule=release.rule,
         risk=risk.audit.risk,
         summary={key: counts[key] for key in SUMMARY_KEYS},
         by_category=by_category,

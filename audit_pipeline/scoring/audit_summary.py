@@ -95,6 +95,20 @@ def answered_keys(records: Iterable[ResponseRecord]) -> set[TurnKey]:
     }
 
 
+def flagged_turns(
+    rows: Iterable[AssertionRow], hallucinated_turns: Iterable[TurnKey]
+) -> set[TurnKey]:
+    """The turns that count as hallucinations: a claim verification found unsupported,
+    contradicted or stale (``hallucinated_turns``), or a failed ``must_not_appear`` /
+    ``must_not_assert``. The one definition behind the count, the gate and every rate the
+    report shows (of answered turns)."""
+    return set(hallucinated_turns) | {
+        row.key
+        for row in rows
+        if row.assertion in (MUST_NOT_APPEAR, MUST_NOT_ASSERT) and not row.passed
+    }
+
+
 def summarize(
     rows: Sequence[AssertionRow],
     answered: Iterable[TurnKey] | None,
@@ -119,11 +133,7 @@ def summarize(
     turns = {row.key for row in rows}
     if answered is not None:
         turns &= set(answered)
-    flagged = set(hallucinated_turns) | {
-        row.key
-        for row in rows
-        if row.assertion in (MUST_NOT_APPEAR, MUST_NOT_ASSERT) and not row.passed
-    }
+    flagged = flagged_turns(rows, hallucinated_turns)
 
     by_category: dict[str, CategoryCounts] = {}
     for prompt_id, ok in prompt_ok.items():

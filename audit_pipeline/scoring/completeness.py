@@ -4,9 +4,9 @@ With the judge unreachable every claim is ``unverifiable`` and the risk is unkno
 target down most turns have no answer and the few that came back decide alone. Either way a
 risk computed from what is left reads as a pass that nobody checked. So when more than
 ``scoring.incomplete_share`` of the claims could not be verified, or of the suite's turns got no
-answer, the audit is ``incomplete`` (or ``block``, with ``scoring.on_incomplete: block``) —
-never deploy or warn. A ``block`` found in what was checked stands: a bad release is bad even
-when part of the audit is missing. The decision rule itself is ``rules.final_decision``.
+answer, the ``completeness`` gate fails and the release decision is ``incomplete`` (or
+``block``, with ``scoring.on_incomplete: block``), whatever the other gates found: their figures
+are artefacts of what is missing. The decision rule itself is ``rules.release_decision``.
 """
 
 from __future__ import annotations

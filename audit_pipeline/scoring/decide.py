@@ -28,7 +28,7 @@ from audit_pipeline.scoring.audit_summary import AuditSummary, TurnKey, answered
 from audit_pipeline.scoring.completeness import completeness
 from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
 from audit_pipeline.scoring.risk import RiskReport, ScoringSettings, score_audit
-from audit_pipeline.scoring.rules import HALLUCINATED, final_decision
+from audit_pipeline.scoring.rules import HALLUCINATED
 from audit_pipeline.scoring.turns import turn_outcomes
 from audit_pipeline.scoring.waivers import (
     WaiverStatus,
@@ -151,8 +151,9 @@ def decide_audit(
     gates: GateSettings,
     waivers: WaiverStatus | None,
 ) -> ScoredAudit:
-    """Risk per response, category and audit; the decision (incomplete when too little was
-    checked); the release gates; all stored, and returned as the audit's outcome."""
+    """Risk per response, category and audit; the release gates (completeness and the risk
+    zone among them); the release decision, the worst of the gates; all stored together, and
+    returned as the audit's outcome."""
     ref = assertions.ref
     selected = ref.select(suite)
     with store.reading():
@@ -162,10 +163,16 @@ def decide_audit(
     outcomes = turn_outcomes(selected, records, assertion_rows, labels, rules)
     report = score_audit(outcomes, scoring)
     problems = completeness(records, labels).problems(scoring.incomplete_share)
-    decision = final_decision(report.audit.decision or "warn", problems, scoring.on_incomplete)
-    write_risk_scores(store, ref.audit_id, report.rows(), decision=decision, risk=report.audit.risk)
     summary = assertions.summary
-    results = evaluate_gates(summary.to_dict(), decision, gates, problems, assertions.waivers)
+    results = evaluate_gates(
+        summary.to_dict(),
+        gates,
+        risk=report.audit.risk,
+        thresholds=scoring.thresholds,
+        incomplete=problems,
+        on_incomplete=scoring.on_incomplete,
+        waivers=assertions.waivers,
+    )
     outcome = build_outcome(
         audit_id=ref.audit_id,
         target=ref.target,
@@ -173,11 +180,18 @@ def decide_audit(
         summary=summary,
         risk=report,
         gates=results,
-        decision=decision,
         incomplete=problems,
         waivers=assertions.waivers,
         fuzz=results_by_transformation(selected, (f.prompt_id for f in summary.failures))
         if suite.fuzz
         else None,
+    )
+    write_risk_scores(
+        store,
+        ref.audit_id,
+        report.rows(),
+        decision=outcome.decision,
+        rule=outcome.rule,
+        risk=report.audit.risk,
     )
     return ScoredAudit(outcome, report, problems)

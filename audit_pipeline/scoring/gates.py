@@ -1,8 +1,11 @@
 """Release gates: thresholds on an audit's outcome that make a CI job pass, warn or fail.
 
-The same evaluation backs the Dagster asset checks (ERROR / WARN severities) and the CLI's exit
-code, so the UI and a CI pipeline can never disagree about whether an audit passed; the
-comparisons themselves are ``rules.count_status`` and ``rules.rate_status``.
+The same evaluation backs the Dagster asset checks (ERROR / WARN severities) and the release
+decision (``rules.release_decision``, the worst of the gates) that the CLI's exit code follows,
+so the UI and a CI pipeline can never disagree about whether an audit passed; the comparisons
+themselves are ``rules.count_status``, ``rules.rate_status`` and ``RiskThresholds.zone``. The
+risk zone is a gate of its own (``risk``), and so is completeness (``completeness``): each rule
+that can set the decision is one gate, named in the decision's rule.
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from audit_pipeline.scoring.rules import GateStatus, count_status, rate_status
+from audit_pipeline.scoring.rules import (
+    GateStatus,
+    ReleaseLevel,
+    RiskThresholds,
+    count_status,
+    rate_status,
+)
 
 
 class GateSettings(BaseModel):
@@ -64,6 +73,7 @@ class GateResult:
     status: GateStatus
     value: float | str
     detail: str
+    on_error: ReleaseLevel = "block"  # the release decision an ERROR of this gate means
 
     @property
     def passed(self) -> bool:
@@ -82,35 +92,55 @@ def _count_gate(name: str, value: int, warn: int | None, error: int) -> GateResu
     return GateResult(name, status, value, f"{value} within limit {error}")
 
 
+def risk_gate(risk: float | None, thresholds: RiskThresholds, block: GateStatus) -> GateResult:
+    """The risk zone as a gate: deploy passes, warn warns, block is ``block`` (ERROR, or WARN
+    with ``gates.block_decision: warn``); an unknown risk warns (nothing could be checked)."""
+    zone = thresholds.zone(risk)
+    if risk is None or zone is None:
+        return GateResult("risk", "warn", "n/a", "unknown: no claim could be verified")
+    value = round(risk, 4)
+    if zone == "deploy":
+        return GateResult("risk", "pass", value, f"{risk:.3f} ≤ {thresholds.deploy_max_risk:.2f}")
+    if zone == "warn":
+        detail = f"{risk:.3f} > {thresholds.deploy_max_risk:.2f} (warn zone)"
+        return GateResult("risk", "warn", value, detail)
+    detail = f"{risk:.3f} > {thresholds.warn_max_risk:.2f} (block zone)"
+    return GateResult("risk", block, value, detail)
+
+
 def evaluate_gates(
     summary: Mapping[str, Any],
-    decision: str,
     settings: GateSettings,
+    *,
+    risk: float | None,
+    thresholds: RiskThresholds,
     incomplete: Sequence[str] = (),
+    on_incomplete: ReleaseLevel = "incomplete",
     waivers: Mapping[str, Any] | None = None,
 ) -> list[GateResult]:
-    """All gates for one audit, in a fixed order. ``incomplete`` says why the audit could not
-    check enough (scoring/completeness.py); an incomplete audit always fails its decision
-    gate. ``waivers`` (``WaiverStatus.to_dict()``, when a waivers file is configured) adds the
+    """All gates for one audit, in a fixed order (the order names the release decision's rule
+    on a tie). ``incomplete`` says why the audit could not check enough
+    (scoring/completeness.py): the completeness gate fails, meaning ``on_incomplete``.
+    ``waivers`` (``WaiverStatus.to_dict()``, when a waivers file is configured) adds the
     ``waivers`` gate, an error while any waiver has expired."""
-    if decision == "incomplete" or incomplete:
-        why = "; ".join(incomplete) or "too much of the audit could not be checked"
-        decision_gate = GateResult("decision", "error", decision, f"incomplete: {why}")
-    elif decision == "block":
-        decision_gate = GateResult("decision", settings.block_decision, decision, "risk too high")
+    if incomplete:
+        checked = GateResult(
+            "completeness", "error", "incomplete", "; ".join(incomplete), on_incomplete
+        )
     else:
-        decision_gate = GateResult("decision", "pass", decision, f"decision is {decision}")
+        checked = GateResult("completeness", "pass", "complete", "enough answered and verified")
     rate = float(summary["pass_rate"])
     rate_level = rate_status(rate, settings.pass_rate_warn, settings.pass_rate_error)
     limit = {"error": settings.pass_rate_error, "warn": settings.pass_rate_warn}.get(rate_level)
     rate_gate = GateResult(
         "pass_rate",
         rate_level,
-        rate,
+        round(rate, 4),
         f"{rate:.1%}" if limit is None else f"{rate:.1%} < {limit:.0%}",
     )
     gates = [
-        decision_gate,
+        checked,
+        risk_gate(risk, thresholds, settings.block_decision),
         _count_gate(
             "hallucinations", int(summary["hallucinations"]), None, settings.hallucinations_error
         ),

@@ -88,6 +88,13 @@ class TurnOutcome:
     citations_verified: int = 0
     is_fallback: bool = False
     is_refusal: bool = False
+    forbidden: bool = False  # a failed must_not_appear / must_not_assert: a hallucination too
+
+    @property
+    def hallucinated(self) -> bool:
+        """The summary's definition (``audit_summary.flagged_turns``): a claim unsupported,
+        contradicted or stale, or a forbidden string."""
+        return self.forbidden or bool(HALLUCINATED.intersection(self.labels))
 
 
 @dataclass(frozen=True)
@@ -176,9 +183,7 @@ def _aggregate(
         scope=scope,
         counts={label: counts.get(label, 0) for label in LABELS},
         risk=risk,
-        hallucination_rate=_share(
-            sum(bool(HALLUCINATED.intersection(t.labels)) for t in turns), len(turns)
-        ),
+        hallucination_rate=_share(sum(t.hallucinated for t in turns), len(turns)),
         citation_accuracy=_share(sum(t.citations_verified for t in turns), citations),
         fallback_rate=_share(sum(t.is_fallback for t in turns), len(turns)),
         refusal_rate=_share(sum(t.is_refusal for t in turns), len(turns)),

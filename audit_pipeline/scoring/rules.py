@@ -17,13 +17,19 @@ The boundaries, in words (the tests check each one exactly):
   gate fails when the rate falls *below* its limit.
 - a fallback error is a failed ``behavior`` assertion on a turn that should have fallen back, or
   on a turn that should have answered with a citation and fell back instead.
+- the **release decision** is the worst of what the gates say (``release_decision``): the risk
+  gate carries the risk zone, the completeness gate the ``incomplete`` rule, the count and rate
+  gates the summary; an ERROR means ``block`` (``incomplete`` for completeness, unless
+  ``scoring.on_incomplete: block``), a WARN means ``warn``. Every surface (the CLI's last line
+  and exit code, ``--json``, the report, ``POST /evaluate``, the ``audits`` row, the Dagster
+  asset check) prints that one value with the rule that set it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 from audit_pipeline.verification.verdict import HALLUCINATION_LABELS
 
@@ -31,9 +37,14 @@ Decision = Literal["deploy", "warn", "block"]
 Zone = Decision
 GateStatus = Literal["pass", "warn", "error"]
 
+ReleaseLevel = Literal["deploy", "warn", "block", "incomplete"]
+
 INCOMPLETE: Final = "incomplete"
-# Decisions from least to most severe (``incomplete`` says nothing was decided, the worst).
-DECISION_ORDER: Final = ("deploy", "warn", "block", INCOMPLETE)
+# Release decisions from least to most severe. ``incomplete`` is the worst: when too much is
+# missing, the other figures are artefacts of what is missing (an unanswered turn fails its
+# assertions, so the pass-rate gate "blocks" because the target was down), and a CI job must
+# tell "the bot is bad" (block, exit 1) from "the audit could not run" (exit 2). README: Gates.
+DECISION_ORDER: Final[tuple[ReleaseLevel, ...]] = ("deploy", "warn", "block", INCOMPLETE)
 HALLUCINATED: Final = HALLUCINATION_LABELS  # unsupported, contradicted, stale
 BEHAVIOR_ASSERTION: Final = "behavior"
 
@@ -69,13 +80,62 @@ class RiskThresholds:
 DEFAULT_THRESHOLDS: Final = RiskThresholds()
 
 
-def final_decision(risk_decision: str, problems: Iterable[str], on_incomplete: str) -> str:
-    """The risk's decision, unless the audit is incomplete and that decision is not block: a
-    ``block`` found in what was checked stands, since a bad release is bad even when part of
-    the audit is missing."""
-    if list(problems) and risk_decision != "block":
-        return on_incomplete
-    return risk_decision
+class Gate(Protocol):
+    """What the release decision reads of a gate (``gates.GateResult``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def status(self) -> GateStatus: ...
+    @property
+    def detail(self) -> str: ...
+    @property
+    def on_error(self) -> ReleaseLevel: ...
+
+
+@dataclass(frozen=True)
+class ReleaseDecision:
+    """The one decision every surface prints, and the rule that set it (``gate hallucinations
+    1 > 0``); ``str()`` is the form a reader sees: ``block: gate hallucinations 1 > 0``."""
+
+    decision: str  # a ReleaseLevel; str, as stored rows and older outcomes give it back
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.decision}: {self.rule}"
+
+
+def gate_level(gate: Gate) -> ReleaseLevel:
+    """The release decision one gate asks for: pass deploys, WARN warns, ERROR is the gate's
+    ``on_error`` (``block``; ``incomplete`` for the completeness gate)."""
+    if gate.status == "error":
+        return gate.on_error
+    return "warn" if gate.status == "warn" else "deploy"
+
+
+def gate_rule(gate: Gate) -> str:
+    """How a gate is named in a rule: ``risk 0.312 > 0.25 (block zone)``, the completeness
+    problem itself, else ``gate <name> <detail>``."""
+    if gate.name == "completeness":
+        return gate.detail
+    if gate.name == "risk":
+        return f"risk {gate.detail}"
+    return f"gate {gate.name} {gate.detail}"
+
+
+def release_decision(gates: Sequence[Gate]) -> ReleaseDecision:
+    """The worst level any gate asks for (``DECISION_ORDER``), named by the first gate that asks
+    for it (the gates come in a fixed order: completeness, risk, the counts, waivers). An audit
+    every gate passes deploys, and says so with its risk."""
+    if not gates:
+        return ReleaseDecision("warn", "no gate was evaluated")
+    worst = max(gates, key=lambda gate: DECISION_ORDER.index(gate_level(gate)))
+    level = gate_level(worst)
+    if level != "deploy":
+        return ReleaseDecision(level, gate_rule(worst))
+    risk = next((gate for gate in gates if gate.name == "risk"), None)
+    passed = "every gate passed"
+    return ReleaseDecision("deploy", f"{gate_rule(risk)}, {passed}" if risk else passed)
 
 
 def count_status(value: int, warn: int | None, error: int) -> GateStatus:

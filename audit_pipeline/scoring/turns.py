@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from audit_pipeline.assertions.assertion_outcome import CITATIONS, AssertionRow
 from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.assertions.behavior import is_fallback, is_refusal
+from audit_pipeline.scoring.audit_summary import flagged_turns
 from audit_pipeline.scoring.risk import TurnOutcome
 from audit_pipeline.suites.prompt_suite import PromptSuite
 from audit_pipeline.targets.response_record import ResponseRecord
@@ -19,8 +20,11 @@ def turn_outcomes(
     labels: Mapping[tuple[str, int], Sequence[str]],
     settings: AssertionSettings,
 ) -> list[TurnOutcome]:
-    """One outcome per answered turn of the suite (failed calls have nothing to score)."""
+    """One outcome per answered turn of the suite (failed calls have nothing to score).
+    ``hallucinated`` is the summary's own definition (``flagged_turns``), so the stored
+    hallucination rates are the hallucination count over answered turns."""
     category = {prompt.id: prompt.category for prompt in suite.prompts}
+    flagged = flagged_turns(assertion_rows, ())
     citation_errors = {
         row.key: row.citation_errors for row in assertion_rows if row.assertion == CITATIONS
     }
@@ -40,6 +44,7 @@ def turn_outcomes(
                 citations_verified=max(cited - citation_errors.get(key, 0), 0),
                 is_fallback=is_fallback(record.response, settings, record.citations),
                 is_refusal=is_refusal(record.response, settings),
+                forbidden=key in flagged,
             )
         )
     return outcomes

@@ -18,6 +18,7 @@ from audit_pipeline.warehouse.documentation import (
     VAULT_FORMATS_DOCUMENTATION,
     comment_statements,
 )
+from audit_pipeline.warehouse.release_documentation import RELEASE_DOCUMENTATION
 from audit_pipeline.warehouse.reverify_documentation import REVERIFY_DOCUMENTATION
 from audit_pipeline.warehouse.validation_documentation import VALIDATION_DOCUMENTATION
 
@@ -598,6 +599,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             "repeat at the same place on most pages once their page number is masked), 0 to 1; "
             "above 0.1 the scan warns. NULL for formats where nothing is left out this way and "
             "on rows written before migration 15'",
+        ),
+    ),
+    Migration(
+        16,
+        "audits record the release decision (the worst of the gates) with the rule that set it",
+        (
+            "ALTER TABLE audits ADD COLUMN decision_rule VARCHAR",
+            *comment_statements(RELEASE_DOCUMENTATION),
         ),
     ),
 )

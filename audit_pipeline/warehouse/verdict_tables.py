@@ -257,16 +257,18 @@ def write_risk_scores(
     rows: Sequence[dict[str, Any]],
     *,
     decision: str,
+    rule: str,
     risk: float | None,
 ) -> None:
-    """Risk rows and the audit's decision, together: a reader never sees one without the other."""
+    """Risk rows and the audit's release decision with its rule, together: a reader never sees
+    one without the other."""
     warehouse.replace_many(
         [("risk_scores", [{"audit_id": audit_id, **row} for row in rows], {"audit_id": audit_id})],
         statements=[
             (
-                "UPDATE audits SET decision = ?, risk = ?, status = 'finished', finished_at = ? "
-                "WHERE audit_id = ?",
-                [decision, risk, datetime.now(UTC), audit_id],
+                "UPDATE audits SET decision = ?, decision_rule = ?, risk = ?, status = 'finished',"
+                " finished_at = ? WHERE audit_id = ?",
+                [decision, rule, risk, datetime.now(UTC), audit_id],
             )
         ],
     )

@@ -46,13 +46,13 @@ def test_two_audits_at_once_each_get_their_own_result(
     full_out, full_err = full.communicate(timeout=300)
 
     assert one.returncode == 0, one_err
-    assert full.returncode == 1, full_err  # the recorded answers hallucinate: BLOCK
+    # The recording answers 12 of the suite's 65 turns: incomplete, however it scored.
+    assert full.returncode == 2, full_err
     whole, single = json.loads(full_json.read_text()), json.loads(one_json.read_text())
     assert whole["audit_id"] != single["audit_id"]
-    assert whole["summary"]["total"] == 58 and whole["decision"] == "block"
-    assert whole["risk"] > 0.25
+    assert whole["summary"]["total"] == 58 and whole["decision"] == "incomplete"
     assert single["summary"]["total"] == 1 and single["decision"] == "deploy"
-    assert whole["audit_id"] in full_out and "DECISION: BLOCK" in full_out
+    assert whole["audit_id"] in full_out and "DECISION: INCOMPLETE" in full_out
     assert single["audit_id"] in one_out and "DECISION: DEPLOY" in one_out
 
     warehouse = Warehouse(tmp_path / "warehouse" / "audit.duckdb")
@@ -61,7 +61,7 @@ def test_two_audits_at_once_each_get_their_own_result(
     ).set_index("audit_id")
     assert set(audits.index) == {whole["audit_id"], single["audit_id"]}
     assert (audits["status"] == "finished").all()
-    assert audits.loc[whole["audit_id"], "decision"] == "block"
+    assert audits.loc[whole["audit_id"], "decision"] == "incomplete"
     assert audits.loc[single["audit_id"], "decision"] == "deploy"
     # The two really ran at the same time (otherwise this test would prove nothing).
     first, second = audits.loc[whole["audit_id"]], audits.loc[single["audit_id"]]

@@ -68,7 +68,8 @@ def test_passing_audit_exits_0_and_writes_the_json_summary(
     assert summary["summary"]["total"] == 2 and summary["summary"]["failed"] == 0
     assert summary["decision"] == "deploy"
     assert {g["name"] for g in summary["gates"]} == {
-        "decision",
+        "completeness",
+        "risk",
         "hallucinations",
         "citation_errors",
         "pass_rate",

@@ -52,7 +52,7 @@ def test_an_unreachable_judge_makes_the_audit_incomplete_and_exit_2(
     summary = json.loads(out.read_text())  # the summary is still written: nothing is lost
     assert summary["decision"] == "incomplete"
     assert any("could not be verified" in why for why in summary["incomplete"])
-    gate = next(g for g in summary["gates"] if g["name"] == "decision")
+    gate = next(g for g in summary["gates"] if g["name"] == "completeness")
     assert gate["status"] == "error"
     warehouse = Warehouse(tmp_path / "warehouse" / "audit.duckdb")
     row = warehouse.query("SELECT status, decision FROM audits").iloc[0]

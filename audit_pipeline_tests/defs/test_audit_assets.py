@@ -63,7 +63,7 @@ def test_reverify_recomputes_the_same_audit_without_duplicates(
     assert len(list(stored.glob("*/claims/recorded"))) == 1
     assert len(list(stored.glob("*/responses/recorded"))) == 1  # reverify read, not rewrote
     checks = {c.check_name: c.passed for c in again.get_asset_check_evaluations()}
-    assert set(checks) >= {f"gate_{g}" for g in ("decision", "hallucinations", "pass_rate")}
+    assert set(checks) >= {f"gate_{g}" for g in ("risk", "completeness", "hallucinations")}
     assert checks["gate_hallucinations"] is False  # the recorded answers include fabrications
 
 

@@ -143,7 +143,10 @@ def test_derived_summary_counts_prompts_checks_and_hallucinations(
 
     assert "| Prompts | 3 (1 passed, 2 failed) |" in text
     assert "| Assertions | 2 passed, 3 failed |" in text
-    assert "| Hallucinations (answers with unsupported or contradicted claims) | 2 |" in text
+    assert (
+        "| Hallucinations (answers with an unsupported, contradicted or stale claim, or a "
+        "forbidden string) | 2 |"
+    ) in text
     assert "| Citation errors | 0 |" in text
 
 

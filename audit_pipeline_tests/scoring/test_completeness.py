@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 from audit_pipeline.scoring.completeness import completeness
 from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
-from audit_pipeline.scoring.rules import final_decision
+from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, release_decision
 from audit_pipeline.targets.response_record import ResponseRecord
 
 SUMMARY = {
@@ -34,15 +34,22 @@ def test_shares_over_the_limit_are_named() -> None:
     assert completeness([], {}).problems(0.0) == []  # nothing asked, nothing missing
 
 
-def test_incomplete_is_never_a_pass_and_a_block_stands() -> None:
+def _release(risk: float, why: list[str], on_incomplete: str = "incomplete") -> str:
+    gates = evaluate_gates(
+        SUMMARY,
+        GateSettings(),
+        risk=risk,
+        thresholds=DEFAULT_THRESHOLDS,
+        incomplete=why,
+        on_incomplete=on_incomplete,  # type: ignore[arg-type]
+    )
+    return str(release_decision(gates))
+
+
+def test_incomplete_is_the_worst_decision_unless_configured_to_block() -> None:
     why = ["3 of 3 claims could not be verified (100% > 20%)"]
-    assert final_decision("deploy", why, "incomplete") == "incomplete"
-    assert final_decision("warn", why, "block") == "block"
-    assert final_decision("block", why, "incomplete") == "block"
-    assert final_decision("deploy", [], "incomplete") == "deploy"
-    gate = evaluate_gates(SUMMARY, "incomplete", GateSettings(), why)[0]
-    assert (gate.name, gate.status) == ("decision", "error") and why[0] in gate.detail
-    # on_incomplete: block still fails the gate, even where block only warns.
-    lenient = GateSettings(block_decision="warn")
-    assert evaluate_gates(SUMMARY, "block", lenient, why)[0].status == "error"
-    assert evaluate_gates(SUMMARY, "block", lenient)[0].status == "warn"
+    assert _release(0.0, why) == f"incomplete: {why[0]}"
+    # Worse than a block: what was checked cannot be trusted when too much is missing.
+    assert _release(0.9, why) == f"incomplete: {why[0]}"
+    assert _release(0.0, why, "block") == f"block: {why[0]}"
+    assert _release(0.0, []) == "deploy: risk 0.000 ≤ 0.10, every gate passed"

@@ -21,9 +21,9 @@ from audit_pipeline.scoring.rules import (
     DEFAULT_THRESHOLDS,
     RiskThresholds,
     count_status,
-    final_decision,
     is_fallback_error,
     rate_status,
+    release_decision,
 )
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline.warehouse.verdict_tables import write_assertion_results
@@ -71,13 +71,6 @@ def test_the_report_chart_colours_a_boundary_risk_as_the_decision_does() -> None
     assert f'fill="{ZONE_COLOURS["warn"]}"><title>at-warn: risk 0.250' in svg
 
 
-def test_an_incomplete_audit_never_deploys_but_a_block_stands() -> None:
-    why = ["3 of 10 turns got no answer"]
-    assert final_decision("deploy", why, "incomplete") == "incomplete"
-    assert final_decision("block", why, "incomplete") == "block"
-    assert final_decision("warn", [], "incomplete") == "warn"
-
-
 # -- gates -----------------------------------------------------------------------------------
 
 
@@ -89,7 +82,8 @@ def _gates(**summary: Any) -> dict[str, str]:
         "fallback_errors": 0,
         **summary,
     }
-    return {g.name: g.status for g in evaluate_gates(figures, "deploy", GateSettings())}
+    gates = evaluate_gates(figures, GateSettings(), risk=0.0, thresholds=DEFAULT_THRESHOLDS)
+    return {g.name: g.status for g in gates}
 
 
 @pytest.mark.parametrize(
@@ -126,18 +120,35 @@ def test_gate_comparisons_are_the_rules() -> None:
     ]
 
 
-def test_the_decision_gate_follows_the_decision() -> None:
-    def status(decision: str) -> str:
-        summary = {"pass_rate": 1.0, "hallucinations": 0, "citation_errors": 0}
-        gates = evaluate_gates({**summary, "fallback_errors": 0}, decision, GateSettings())
-        return gates[0].status
+def _release(risk: float | None, block: str = "error", **summary: Any) -> str:
+    figures = {
+        "pass_rate": 1.0,
+        "hallucinations": 0,
+        "citation_errors": 0,
+        "fallback_errors": 0,
+        **summary,
+    }
+    settings = GateSettings(block_decision=block)  # type: ignore[arg-type]
+    gates = evaluate_gates(figures, settings, risk=risk, thresholds=DEFAULT_THRESHOLDS)
+    return str(release_decision(gates))
 
-    assert [status(d) for d in ("deploy", "warn", "block", "incomplete")] == [
-        "pass",
-        "pass",
-        "error",
-        "error",
-    ]
+
+def test_the_release_decision_is_the_worst_gate_and_names_it() -> None:
+    assert _release(0.05) == "deploy: risk 0.050 ≤ 0.10, every gate passed"
+    assert _release(0.2) == "warn: risk 0.200 > 0.10 (warn zone)"
+    assert _release(None) == "warn: risk unknown: no claim could be verified"
+    assert _release(0.3) == "block: risk 0.300 > 0.25 (block zone)"
+    assert _release(0.3, block="warn") == "warn: risk 0.300 > 0.25 (block zone)"
+    # A deploy-zone risk with a failed gate blocks, and says which gate.
+    assert _release(0.05, hallucinations=1) == "block: gate hallucinations 1 > 0"
+    assert _release(0.05, citation_errors=1) == "warn: gate citation_errors 1 > 0"
+    assert _release(0.05, pass_rate=0.569) == "block: gate pass_rate 56.9% < 85%"
+    # Two gates at the worst level: the first in the gates' order names the rule.
+    assert _release(0.3, hallucinations=2) == "block: risk 0.300 > 0.25 (block zone)"
+
+
+def test_no_gates_is_no_pass() -> None:
+    assert release_decision([]).decision == "warn"
 
 
 # -- summary counts --------------------------------------------------------------------------

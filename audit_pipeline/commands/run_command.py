@@ -1,0 +1,212 @@
+"""``audit-pipeline run``: audit a target, print what was found, exit by the release decision.
+
+The exit code follows the one release decision (``rules.release_decision``, the worst of the
+gates) and nothing else, so the last line a CI log shows, ``--json``, the report and the code
+the job exits with can never disagree: 0 deploy (and warn, unless ``--fail-on warn``), 1 block,
+2 incomplete (even with ``--report-only``: nothing was decided).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from audit_pipeline.commands.preflight import UsageError, check_run
+from audit_pipeline.scoring.rules import INCOMPLETE, ReleaseDecision
+
+if TYPE_CHECKING:  # imported lazily below: `audit-pipeline --help` loads no engine
+    from tqdm import tqdm
+
+    from audit_pipeline.config import AuditConfig
+
+EXIT_OK = 0
+EXIT_BLOCKED = 1
+EXIT_USAGE = 2
+
+
+def exit_code(decision: str, fail_on: str, report_only: bool) -> int:
+    """2 for an incomplete audit (even with ``--report-only``: nothing was decided); 1 for
+    block, and for warn with ``--fail-on warn``; else 0 (always 0 with ``--report-only``)."""
+    if decision == INCOMPLETE:
+        return EXIT_USAGE
+    if report_only:
+        return EXIT_OK
+    if decision == "block" or (decision == "warn" and fail_on == "warn"):
+        return EXIT_BLOCKED
+    return EXIT_OK
+
+
+def _progress_bar(
+    enabled: bool,
+) -> tuple[tqdm | None, Callable[[int, int], None] | None]:
+    if not enabled:
+        return None, None
+    from tqdm import tqdm
+
+    bar = tqdm(total=0, unit="turn", desc="answering", file=sys.stderr, leave=False)
+
+    def update(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    return bar, update
+
+
+def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) -> int:
+    from audit_pipeline.commands.cluster_preflight import DEFAULT_WORKERS, check_executor
+    from audit_pipeline.commands.console import (
+        decision_line,
+        print_gates,
+        print_outcome,
+        print_pipeline_counts,
+        print_worst_claims,
+    )
+    from audit_pipeline.commands.console import worst_claims as load_worst
+    from audit_pipeline.commands.run_audit import (
+        RunOptions,
+        combine_repeats,
+        instance,
+        real_failure_threshold,
+        run_audit,
+    )
+    from audit_pipeline.commands.run_lock import AuditRunning, check_not_running
+    from audit_pipeline.logs import add_json_file_handler
+    from audit_pipeline.reports.write import write_outcome_report
+    from audit_pipeline.suites.fuzz import parse_transformations
+    from audit_pipeline.warehouse.audit_tables import (
+        AuditNotResumableError,
+        check_resumable,
+        unfinished_audit,
+    )
+    from audit_pipeline.warehouse.store import Warehouse
+    from audit_pipeline.warehouse.verdict_tables import judge_usage
+
+    target, suite = check_run(config, args)
+    check_executor(config, args)
+    resume = None
+    if args.resume:
+        if args.repeat > 1:
+            raise UsageError("--resume cannot be combined with --repeat")
+        resume = (
+            unfinished_audit(Warehouse(config.duckdb_path), target)
+            if args.resume == "latest"
+            else args.resume
+        )
+        if resume is None:
+            raise UsageError(f"no unfinished audit of target {target!r} to resume")
+        try:
+            check_resumable(Warehouse(config.duckdb_path), resume, target)
+            check_not_running(config.duckdb_path, instance(config), resume)
+        except (AuditNotResumableError, AuditRunning) as error:
+            raise UsageError(str(error)) from None
+    options = RunOptions(
+        target=target,
+        suite=suite,
+        categories=args.category,
+        ids=args.ids,
+        concurrency=args.concurrency,
+        use_cache=args.use_cache,
+        verbose=args.verbose,
+        resume_audit_id=resume,
+        fuzz=parse_transformations(args.fuzz),
+        processes=args.processes,
+        executor=args.executor,
+        scheduler=args.scheduler,
+        workers=args.workers or DEFAULT_WORKERS,
+    )
+    log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
+    outcomes = []
+    report = None
+    for attempt in range(args.repeat):
+        bar, update = _progress_bar(not args.no_progress and sys.stderr.isatty())
+        result = run_audit(config_path, config, options, progress=update)
+        if bar is not None:
+            bar.close()
+        if not result.success or result.outcome is None:
+            for message in result.errors:
+                print(f"error: {message}", file=sys.stderr)
+            log_handler.close()
+            return EXIT_USAGE
+        outcomes.append(result.outcome)
+        report = result.report
+        if args.repeat > 1:
+            print(f"run {attempt + 1}/{args.repeat}: {result.outcome.release}", file=sys.stderr)
+
+    outcome = outcomes[-1]
+    print_pipeline_counts(result.asset_counts)
+    print_outcome(outcome)
+    print_worst_claims(load_worst(Warehouse(config.duckdb_path), outcome.audit_id))
+    payload: dict[str, Any] = outcome.to_dict()
+    verdict_meta = dict(result.asset_counts).get("verdicts") or {}
+    payload["verifier"] = {
+        "name": verdict_meta.get("verifier"),
+        "quality": verdict_meta.get("verifier_quality"),
+    }
+    vault_meta = dict(result.asset_counts).get("vault_documents") or {}
+    payload["vault_skipped"] = vault_meta.get("skipped_files", [])
+    claim_meta = dict(result.asset_counts).get("claims") or {}
+    payload["claims_cap"] = {
+        "max_per_answer": config.detection.max_claims_per_answer,
+        "capped_answers": claim_meta.get("capped_answers", 0),
+        "dropped": claim_meta.get("capped_claims_dropped", 0),
+        "answers": claim_meta.get("capped", []),
+    }
+    # From the audit row rather than run metadata: a resumed run may not re-run verdicts.
+    payload["judge"] = judge_usage(Warehouse(config.duckdb_path), outcome.audit_id)
+    release = outcome.release
+    if args.repeat > 1:
+        asked = Warehouse(config.duckdb_path).query(
+            "SELECT DISTINCT prompt_id FROM responses WHERE audit_id = ? ORDER BY prompt_id",
+            [outcome.audit_id],
+        )
+        combined = combine_repeats(
+            outcomes,
+            args.min_fail or real_failure_threshold(args.repeat),
+            list(asked["prompt_id"]),
+        )
+        release = ReleaseDecision(combined["decision"], combined["rule"])
+        print(
+            f"\nOver {args.repeat} runs (real: fails in >= {combined['min_fail']}, "
+            "flaky: fails in fewer):"
+        )
+        for prompt, info in combined["prompts"].items():
+            if info["class"] != "pass":
+                print(f"  {info['class']:5} {prompt} failed {info['failed_runs']}/{info['runs']}")
+        print_gates(combined["gates"])
+        payload["repeats"] = {
+            **{k: v for k, v in combined.items() if k != "gates"},
+            "gates": [gate.to_dict() for gate in combined["gates"]],
+        }
+        payload["decision"], payload["rule"] = release.decision, release.rule
+        payload["gates"] = payload["repeats"]["gates"]
+        try:  # the last run's report gets the flakiness table
+            report = write_outcome_report(
+                Warehouse(config.duckdb_path), outcome, config, repeats=payload["repeats"]
+            ).html
+        except OSError as error:
+            result.warnings.append(f"the report could not be rewritten: {error.strerror}")
+    if report is not None:
+        print(f"\nreport: {report}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(payload, indent=2, default=str))
+    # The last line of stdout, whatever else was printed: what a CI log is read for.
+    print(f"\n{decision_line(release, args.repeat)}")
+    for warning in result.warnings:
+        print(
+            f"warning: {warning} (the audit and its decision are recorded; write the report "
+            f"again with: audit-pipeline report {outcome.audit_id})",
+            file=sys.stderr,
+        )
+    if release.decision == INCOMPLETE:
+        print(
+            f"error: audit {outcome.audit_id} is incomplete: too much could not be answered or "
+            "verified to decide (see 'incomplete:' above)",
+            file=sys.stderr,
+        )
+    return exit_code(release.decision, args.fail_on, args.report_only)
