@@ -70,6 +70,7 @@ _MONTHS = frozenset(
 )  # fmt: skip
 _YEAR = re.compile(r"(?:1[89]|2[01])\d\d")
 _ALNUM = re.compile(r"[a-z0-9]+")
+_ISO_DATE = re.compile(r"(?:1[89]|2[01])\d\d-[01]\d-[0-3]\d")
 # Day names and their abbreviations are tagged as names ("Sat. & Sun."); they are times.
 _NOT_NAMES = frozenset(
     [
@@ -236,7 +237,7 @@ def _is_calendar(ent: Span) -> bool:
     """A DATE entity that names a day, month or year ("29 May 2026"), not a duration ("13
     months") or a frequency ("quarterly")."""
     words = [t.lower_.rstrip(".") for t in ent]
-    if any(w in _MONTHS for w in words):
+    if any(w in _MONTHS or _ISO_DATE.fullmatch(w) for w in words):
         return True
     return any(_YEAR.fullmatch(w) for w in words) and not any(
         stem(w) in PERIOD_NOUNS or w in FREQUENCY_WORDS for w in words
@@ -245,6 +246,8 @@ def _is_calendar(ent: Span) -> bool:
 
 def _date_of(ent: Span) -> CalendarDate | None:
     words = [t.lower_.rstrip(".") for t in ent]
+    if any(_ISO_DATE.fullmatch(w) for w in words):  # "2024-11-28"
+        return calendar_date(ent.text, True, True, True)
     has_year = any(_YEAR.fullmatch(w) for w in words)
     has_month = any(w in _MONTHS for w in words)
     has_day = has_month and any(
@@ -308,8 +311,17 @@ def _frequency_words(doc: Doc) -> Iterable[Specific]:
     for token in doc:
         lowered = token.lower_
         if lowered in FREQUENCY_WORDS and token.ent_type_ not in NAME_LABELS:
-            count, unit = FREQUENCY_WORDS[lowered]
-            yield _frequency(doc, token.i, token.i + 1, period(count, unit))
+            first = token.i
+            # "semi-annually", "bi-weekly": the tokenizer splits the prefix off.
+            if (
+                first >= 2
+                and doc[first - 1].text == "-"
+                and doc[first - 2].lower_ in ("semi", "bi")
+            ):
+                first -= 2
+                lowered = doc[first].lower_ + lowered
+            count, unit = FREQUENCY_WORDS.get(lowered, FREQUENCY_WORDS[token.lower_])
+            yield _frequency(doc, first, token.i + 1, period(count, unit))
             continue
         nxt = doc[token.i + 1] if token.i + 1 < len(doc) else None
         if nxt is None:

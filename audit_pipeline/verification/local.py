@@ -19,7 +19,7 @@ from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.verification.aggregate import response_features
 from audit_pipeline.verification.features import Alignment, FeatureBuilder
 from audit_pipeline.verification.scorer import LocalModel
-from audit_pipeline.verification.signals import MODAL_OR_NEGATION
+from audit_pipeline.verification.signals import MEANING_SHIFTS, MODAL_OR_NEGATION
 from audit_pipeline.verification.specifics_check import Grounding
 from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Label, Verdict
 
@@ -317,6 +317,7 @@ def _rewrite_conflict(alignment: Alignment) -> str:
         and alignment.best_sentence is not None
         and not _verbatim(alignment)
         and not (alignment.stance_agrees and _only_modal_change(alignment))
+        and _shifts_meaning(alignment)
         and not _restated_values(alignment)
     ):
         return (
@@ -336,6 +337,19 @@ def _restated_values(alignment: Alignment) -> bool:
         and f.specific.surface.lower() not in f.counterpart.lower()
         for f in alignment.specifics
     )
+
+
+def _shifts_meaning(alignment: Alignment) -> bool:
+    """The claim and its closest sentence differ in a condition, direction, comparison or
+    quantifier word: the changes the entailment model reads reliably. Other rewordings ("has to
+    be reported" for "is reported") it has read as contradictions."""
+    best = alignment.best_sentence
+    if best is None:
+        return False
+    changed = set(_WORDS.findall(alignment.claim.casefold())) ^ set(
+        _WORDS.findall(best.text.casefold())
+    )
+    return bool(changed & MEANING_SHIFTS)
 
 
 def _only_modal_change(alignment: Alignment) -> bool:

@@ -15,6 +15,7 @@ judged here: a faithful paraphrase looks just like that.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -182,9 +183,18 @@ def rewrite_edits(
         sentence_share >= KEPT_SENTENCE_SHARE and claim_share >= MIN_CLAIM_SHARE
     ):
         return None
+    # Words taken out in one place and put back in another: a reordered clause ("Within 10
+    # metres ..., smoking is prohibited"), not a change.
+    dropped = Counter(
+        w for tag, i1, i2, _, _ in opcodes if tag != "equal" for w in old_words[i1:i2]
+    )
+    added = Counter(w for tag, _, _, j1, j2 in opcodes if tag != "equal" for w in new_words[j1:j2])
+    moved = dropped & added
     edits: list[RewriteEdit] = []
     for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
+            continue
+        if all(moved[w] for w in (*old_words[i1:i2], *new_words[j1:j2])):
             continue
         surface = [t for t, _, _ in claim_tokens[j1:j2]]
         kind = _classify(old_words[i1:i2], new_words[j1:j2], surface, evidence_words, j1 == 0)

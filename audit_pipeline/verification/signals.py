@@ -28,8 +28,7 @@ DENYING_WORDS = frozenset(
     stem(word)
     for word in [
         "prohibit", "forbid", "ban", "disable", "disallow", "deny", "refuse", "reject", "decline",
-        "exclude", "prevent", "block", "lack", "fail", "cease", "stop", "discontinue",
-        "prohibited", "forbidden", "banned", "disabled", "impossible", "unavailable",
+        "exclude", "prohibited", "forbidden", "banned", "disabled", "impossible", "unavailable",
     ]
 )  # fmt: skip
 
@@ -46,6 +45,20 @@ MODAL_OR_NEGATION = (
             "did", "allowed", "permitted", "required", "prohibited", "forbidden", "never",
         ]
     )
+)  # fmt: skip
+
+
+# Words whose change turns what a sentence means without a negation: conditions, directions,
+# comparisons and quantifiers ("unless" for "when", "down to" for "up to", "some" for
+# "every"). A close rewrite that changes one of these is a matter for a model that reads.
+MEANING_SHIFTS = frozenset(
+    [
+        "when", "whenever", "unless", "if", "until", "before", "after", "once", "while",
+        "up", "down", "higher", "lower", "increase", "decrease", "increases", "decreases",
+        "more", "less", "fewer", "above", "below", "over", "under", "maximum", "minimum",
+        "least", "most", "all", "some", "every", "each", "any", "none", "few", "several", "many",
+        "always", "never", "sometimes", "often", "rarely", "earlier", "later", "first", "last",
+    ]
 )  # fmt: skip
 
 

@@ -20,8 +20,10 @@ cell's row label and column header.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -117,12 +119,26 @@ def roots(stems: frozenset[str]) -> frozenset[str]:
     return frozenset(s[:ROOT_LETTERS] for s in stems)
 
 
-def _alignment(specific: Specific, located: _Located) -> tuple[int, float]:
-    """(shared context words, a score that breaks ties with the whole unit's words)."""
+def _alignment(
+    specific: Specific, located: _Located, weight: Mapping[str, float]
+) -> tuple[int, float]:
+    """(shared context words, a score weighing them by how rare they are in the evidence, with
+    the whole unit's words breaking ties): a word every sentence of the evidence uses (the
+    company's name) says little about which of them the claim's value is about."""
     context = roots(specific.context)
-    shared = len(context & roots(_context_of(located)))
-    around = len(context & roots(located.unit.stems))
-    return shared, shared + 0.25 * around
+    shared = context & roots(_context_of(located))
+    around = context & roots(located.unit.stems)
+    score = sum(weight.get(w, 1.0) for w in shared) + 0.25 * sum(weight.get(w, 1.0) for w in around)
+    return len(shared), score
+
+
+def _weights(units: Sequence[EvidenceUnit]) -> dict[str, float]:
+    """Smoothed inverse document frequency of each word root over the evidence units."""
+    frequency: Counter[str] = Counter()
+    for unit in units:
+        frequency.update(roots(unit.stems | (unit.about or frozenset())))
+    total = len(units)
+    return {w: math.log((1 + total) / (1 + n)) + 1.0 for w, n in frequency.items()}
 
 
 def _aligned(specific: Specific, shared: int) -> bool:
@@ -173,7 +189,8 @@ def _ground_value(
     specific: Specific,
     located: Sequence[_Located],
     loose_keys: set[tuple[str, float]],
-    located_units: Sequence[EvidenceUnit] = (),
+    located_units: Sequence[EvidenceUnit],
+    weight: Mapping[str, float],
 ) -> SpecificFinding:
     """Grounded when the evidence states the same value anywhere, unless a table says the
     value belongs to another column ("4 hours" is the RTO, the RPO column says 1 hour). Where it
@@ -183,12 +200,13 @@ def _ground_value(
     for candidate in located:
         if not _comparable(specific, candidate.specific):
             continue
-        shared, score = _alignment(specific, candidate)
+        shared, score = _alignment(specific, candidate, weight)
         if _equal(specific, candidate.specific):
             # The same value in a sentence that says what the claim says it about counts, even
             # where the parse attaches the value elsewhere in it.
-            around = len(roots(specific.context) & roots(candidate.unit.stems))
-            shared, score = max(shared, around), max(score, float(around))
+            around = roots(specific.context) & roots(candidate.unit.stems)
+            shared = max(shared, len(around))
+            score = max(score, sum(weight.get(w, 1.0) for w in around))
             if best_equal is None or score > best_equal[0]:
                 best_equal = (score, shared, candidate)
         elif best_other is None or score > best_other[0]:
@@ -356,6 +374,7 @@ def check_specifics(claim: str, units: Sequence[EvidenceUnit]) -> tuple[Specific
         return ()
     located: list[_Located] | None = None
     loose: set[tuple[str, float]] | None = None
+    weight: dict[str, float] | None = None
     words: _EvidenceWords | None = None
     findings: list[SpecificFinding] = []
     for specific in specifics:
@@ -371,7 +390,8 @@ def check_specifics(claim: str, units: Sequence[EvidenceUnit]) -> tuple[Specific
         located = located if located is not None else _located(units)
         if loose is None:
             loose = set().union(*(quantity_keys(u.text) for u in units))
-        findings.append(_ground_value(specific, located, loose, units))
+        weight = weight if weight is not None else _weights(units)
+        findings.append(_ground_value(specific, located, loose, units, weight))
     return tuple(findings)
 
 
