@@ -18,6 +18,7 @@ from audit_pipeline.warehouse.store import Warehouse
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 MAX_SKIPPED_SHOWN = 20
+MAX_FAILURES_SHOWN = 10
 _BADGE = {"deploy": "DEPLOY", "warn": "WARN", "block": "BLOCK", "incomplete": "INCOMPLETE"}
 
 
@@ -65,6 +66,7 @@ def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
         file=out,
     )
     print_gates(outcome.gates, out)
+    print_failing_prompts(outcome.failures, out)
     for problem in outcome.incomplete:
         print(f"incomplete: {problem}", file=out)
     print_waivers(outcome.waivers, out)
@@ -79,6 +81,32 @@ def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
             for name, counts in outcome.fuzz.items()
         ]
         table(rows, ["transformation", "prompts", "passed", "failed", "pass rate"], out)
+
+
+def print_failing_prompts(
+    failures: Sequence[Mapping[str, Any]], out: TextIO = sys.stdout, limit: int = MAX_FAILURES_SHOWN
+) -> None:
+    """Which prompts failed and why, after the gates that counted them: one line per prompt
+    with its first failed check and a short reason (``ENC-003 required_signals: missing "tls
+    1.2"``), the first ``limit`` prompts, then how many more the report lists."""
+    by_prompt: dict[str, list[Mapping[str, Any]]] = {}
+    for failure in failures:
+        by_prompt.setdefault(str(failure["prompt_id"]), []).append(failure)
+    if not by_prompt:
+        return
+    print(f"\nfailing prompts ({len(by_prompt)}):", file=out)
+    width = max(len(clean(prompt, 24)) for prompt in list(by_prompt)[:limit])
+    for prompt, found in list(by_prompt.items())[:limit]:
+        first = found[0]
+        turn = f" turn {first['turn']}" if first.get("turn") else ""
+        more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
+        print(
+            f"  {clean(prompt, 24).ljust(width)}{turn} {clean(first['assertion'], 30)}: "
+            f"{clean(first.get('detail') or 'failed', 90)}{more}",
+            file=out,
+        )
+    if len(by_prompt) > limit:
+        print(f"  … {len(by_prompt) - limit} more in the report", file=out)
 
 
 def decision_line(release: ReleaseDecision, runs: int = 1) -> str:

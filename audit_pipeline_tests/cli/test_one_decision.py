@@ -145,3 +145,18 @@ def test_the_dagster_check(audited: dict[str, Audited]) -> None:
         assert release.metadata["decision"].value == audit.decision
         assert release.passed is False
         assert checks["gate_risk"].passed is True  # the risk zone, a figure of its own
+
+
+def test_the_console_names_each_failing_prompt_after_the_gates(
+    audited: dict[str, Audited],
+) -> None:
+    for audit in audited.values():
+        out = audit.run.stdout
+        failed = list(dict.fromkeys(f["prompt_id"] for f in audit.summary["failures"]))
+        assert failed, "both audits fail a prompt"
+        listed = out.split(f"failing prompts ({len(failed)}):\n")[1].split("\n\n")[0]
+        assert out.index("failing prompts") > out.index("hallucinations ")  # after the gates
+        for prompt in failed:
+            first = next(f for f in audit.summary["failures"] if f["prompt_id"] == prompt)
+            line = next(line for line in listed.splitlines() if line.split()[0] == prompt)
+            assert f"{first['assertion']}:" in line
