@@ -20,7 +20,11 @@ from transformers import (
     BertTokenizer,
 )
 
+from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.config import ConfigError, load_config
+from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.verification.configured import build_verifier, needs_judge
 from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.verification.reader import (
     NLIReader,
@@ -33,6 +37,7 @@ from audit_pipeline.verification.reader import (
     lettuce_prompt,
     nli_label_columns,
 )
+from audit_pipeline.verification.verdict import Label
 
 # The claims' and evidence's words, and those of LettuceDetect's prompt.
 WORDS = [
@@ -280,3 +285,32 @@ def test_a_claim_longer_than_half_the_input_is_cut_not_the_whole_context(models:
     long_claim = "The logs are kept in Paris for 90 days Frankfurt"
     assert reader.read([(EVIDENCE, long_claim)]).entailed[0] > 0.9
     assert reader.read([(EVIDENCE, "Frankfurt keeps the logs")]).entailed[0] < 0.01
+
+
+def test_the_cascade_sends_the_readers_only_claims_no_check_decided(
+    models: Path, embedder: SentenceTransformerEmbedder
+) -> None:
+    """With a reader configured, the local verifier's uncertain claims go to it, offline and
+    without a judge key; a claim a check decided (a clashing frequency) is not asked about."""
+    settings = DetectionSettings(
+        verifier="local",
+        cascade_band=(0.0, 1.0),
+        reader=ReaderSettings(kind="nli", path=models / "contradicts"),
+    )
+    assert not needs_judge(settings)
+    verifier = build_verifier(settings, embedder, reader=settings.reader)
+    evidence = [
+        EvidencePassage(chunk, text, "d", "", None, None, 1.0, "vault")
+        for chunk, text in (
+            ("c1", "Key encryption keys are rotated every 12 months."),
+            ("c2", "Backups are encrypted at rest with AES-256."),
+        )
+    ]
+    claims = [
+        make_claim(text, 0, len(text), "sentence")
+        for text in ("Key encryption keys are rotated quarterly.", "Backups are encrypted at rest.")
+    ]
+    checked, read = verifier.verify(claims, [[evidence[0]], [evidence[1]]])
+    assert (checked.decided_by, checked.label) == ("specifics", Label.CONTRADICTED)
+    assert (read.decided_by, read.label) == ("reader", Label.CONTRADICTED)
+    assert read.justification.startswith("Contradicted (reader)")
