@@ -11,7 +11,6 @@ not complete, or an ``incomplete`` one. Errors are one
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import traceback
@@ -175,50 +174,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
-    from audit_pipeline.scoring.history import UnknownAuditError, diff_outcomes, load_outcome
-    from audit_pipeline.scoring.risk_comparison import bootstrap_risk_change, prompt_risks
+    from audit_pipeline.commands import diff_command
 
     if args.samples < 1 or not 0 < args.confidence < 1:
         raise UsageError("--samples must be at least 1 and --confidence in (0, 1)")
     _, config = _load(args)
-    warehouse = _warehouse(config)
-    try:
-        before = load_outcome(warehouse, args.audit_a, config.gates, config.scoring)
-        after = load_outcome(warehouse, args.audit_b, config.gates, config.scoring)
-    except UnknownAuditError as error:
-        raise UsageError(str(error)) from None
-    diff = diff_outcomes(before, after)
-    print(f"{before.audit_id} -> {after.audit_id}")
-    print(f"decision {before.decision} -> {after.decision}; risk {before.risk} -> {after.risk}")
-    print(f"new failures ({len(diff.new_failures)}): {', '.join(diff.new_failures) or '-'}")
-    print(f"fixed ({len(diff.fixed)}): {', '.join(diff.fixed) or '-'}")
-    print(f"still failing ({len(diff.still_failing)}): {', '.join(diff.still_failing) or '-'}")
-    for name, score in diff.score_changes.items():
-        print(
-            f"  {name}: risk {score['risk_before']} -> {score['risk_after']}, failed "
-            f"{score['failed_before']} -> {score['failed_after']}"
-        )
-    try:
-        change = bootstrap_risk_change(
-            prompt_risks(warehouse, before.audit_id),
-            prompt_risks(warehouse, after.audit_id),
-            samples=args.samples,
-            confidence=args.confidence,
-        )
-    except ValueError as error:
-        change = None
-        print(f"risk change: not measurable ({error})")
-    if change is not None:
-        print(f"risk change: {change.describe()}")
-    significant = change is not None and change.significant_increase
-    if args.json:
-        payload = diff.to_dict()
-        payload["risk_change"] = change.to_dict() if change is not None else None
-        args.json.write_text(json.dumps(payload, indent=2, default=str))
-    if args.fail_on == "regression" and significant:
-        print("REGRESSION: the risk increase is significant (--fail-on regression)")
-        return EXIT_BLOCKED
-    return EXIT_OK
+    return diff_command.command(args, config, _warehouse(config))
 
 
 def _cmd_audits(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""Audit outcomes rebuilt from the warehouse, and the difference between two audits.
+"""Audit outcomes rebuilt from the warehouse (what ``report`` and ``diff`` start from).
 
 ``audit-pipeline report`` and ``diff`` work on audits finished days ago, from any machine that
 has the DuckDB file: everything they show is recomputed from stored rows, with the same
@@ -6,9 +6,6 @@ functions the pipeline used when the audit ran.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any
 
 from audit_pipeline.scoring.audit_outcome import SUMMARY_KEYS, AuditOutcome
 from audit_pipeline.scoring.audit_summary import answered_keys, summarize
@@ -79,50 +76,4 @@ def load_outcome(
         failures=summary["failures"],
         gates=results,
         incomplete=problems,
-    )
-
-
-@dataclass(frozen=True)
-class AuditDiff:
-    before: AuditOutcome
-    after: AuditOutcome
-    new_failures: list[str]
-    fixed: list[str]
-    still_failing: list[str]
-    score_changes: dict[str, dict[str, Any]]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "before": self.before.audit_id,
-            "after": self.after.audit_id,
-            "decision": {"before": self.before.decision, "after": self.after.decision},
-            "risk": {"before": self.before.risk, "after": self.after.risk},
-            "new_failures": self.new_failures,
-            "fixed": self.fixed,
-            "still_failing": self.still_failing,
-            "score_changes": self.score_changes,
-        }
-
-
-def diff_outcomes(before: AuditOutcome, after: AuditOutcome) -> AuditDiff:
-    failed_before = {f["prompt_id"] for f in before.failures}
-    failed_after = {f["prompt_id"] for f in after.failures}
-    changes: dict[str, dict[str, Any]] = {}
-    for name in sorted(set(before.by_category) | set(after.by_category)):
-        old = before.by_category.get(name, {})
-        new = after.by_category.get(name, {})
-        if old.get("risk") != new.get("risk") or old.get("failed") != new.get("failed"):
-            changes[name] = {
-                "risk_before": old.get("risk"),
-                "risk_after": new.get("risk"),
-                "failed_before": old.get("failed"),
-                "failed_after": new.get("failed"),
-            }
-    return AuditDiff(
-        before=before,
-        after=after,
-        new_failures=sorted(failed_after - failed_before),
-        fixed=sorted(failed_before - failed_after),
-        still_failing=sorted(failed_before & failed_after),
-        score_changes=changes,
     )

@@ -85,6 +85,20 @@ def prompt_risks(warehouse: Warehouse, audit_id: str) -> dict[str, float]:
     return {row.prompt_id: float(row.risk) for row in frame.itertuples(index=False)}
 
 
+def asked_prompts(warehouse: Warehouse, audit_id: str) -> dict[str, str]:
+    """Every prompt the audit sent (answered or not), with its category from the audited
+    suite version (``uncategorised`` for a prompt the suite does not list, a fuzz variant's)."""
+    frame = warehouse.query(
+        "SELECT DISTINCT r.prompt_id, coalesce(s.category, 'uncategorised') AS category"
+        " FROM responses r JOIN audits a USING (audit_id)"
+        " LEFT JOIN (SELECT DISTINCT suite, suite_hash, prompt_id, category FROM suite_prompts) s"
+        " ON s.suite = a.suite AND s.suite_hash = a.suite_hash AND s.prompt_id = r.prompt_id"
+        " WHERE r.audit_id = ?",
+        [audit_id],
+    )
+    return {row.prompt_id: row.category for row in frame.itertuples(index=False)}
+
+
 def bootstrap_risk_change(
     before: Mapping[str, float],
     after: Mapping[str, float],
