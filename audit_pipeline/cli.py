@@ -88,7 +88,17 @@ def _parser() -> argparse.ArgumentParser:
         metavar="AUDIT_ID",
         help="continue an unfinished audit of the target (default: the latest one)",
     )
-    run.add_argument("--repeat", type=int, default=1, help="run the audit N times")
+    run.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run the audit N times; runs 2..N ask the target again (no response cache)",
+    )
+    run.add_argument(
+        "--repeat-cache",
+        action="store_true",
+        help="with --repeat: let runs 2..N reuse the response cache (the same answers)",
+    )
     run.add_argument(
         "--min-fail",
         type=int,

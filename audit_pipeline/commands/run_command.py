@@ -12,10 +12,12 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audit_pipeline.commands.preflight import UsageError, check_run
+from audit_pipeline.commands.run_audit import RunOptions
 from audit_pipeline.scoring.rules import INCOMPLETE, ReleaseDecision
 
 if TYPE_CHECKING:  # imported lazily below: `audit-pipeline --help` loads no engine
@@ -38,6 +40,15 @@ def exit_code(decision: str, fail_on: str, report_only: bool) -> int:
     if decision == "block" or (decision == "warn" and fail_on == "warn"):
         return EXIT_BLOCKED
     return EXIT_OK
+
+
+def repeat_options(options: RunOptions, attempt: int, keep_cache: bool) -> RunOptions:
+    """The options of run ``attempt`` (0-based) of ``--repeat``: from the second run on, the
+    target is asked again (the point of a repeat is a fresh answer; from the cache all N runs
+    would be the same answers and "flaky" would mean nothing), unless ``--repeat-cache``."""
+    if attempt == 0 or keep_cache or options.use_cache is False:
+        return options
+    return replace(options, use_cache=False)
 
 
 def _progress_bar(
@@ -68,7 +79,6 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
     )
     from audit_pipeline.commands.console import worst_claims as load_worst
     from audit_pipeline.commands.run_audit import (
-        RunOptions,
         combine_repeats,
         instance,
         real_failure_threshold,
@@ -122,9 +132,16 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
     log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
     outcomes = []
     report = None
+    if args.repeat > 1 and not args.repeat_cache and options.use_cache is not False:
+        print(
+            f"runs 2-{args.repeat} ask the target again, bypassing the response cache "
+            "(--repeat-cache reuses it)",
+            file=sys.stderr,
+        )
     for attempt in range(args.repeat):
         bar, update = _progress_bar(not args.no_progress and sys.stderr.isatty())
-        result = run_audit(config_path, config, options, progress=update)
+        run_options = repeat_options(options, attempt, args.repeat_cache)
+        result = run_audit(config_path, config, run_options, progress=update)
         if bar is not None:
             bar.close()
         if not result.success or result.outcome is None:

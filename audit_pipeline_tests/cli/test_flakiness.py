@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from audit_pipeline.commands.run_audit import combine_repeats, real_failure_threshold
+from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, real_failure_threshold
+from audit_pipeline.commands.run_command import repeat_options
 from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.gates import GateResult
+from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.helpers import write_audit_config
 
@@ -79,3 +81,20 @@ def test_repeat_writes_fail_counts_and_classes_to_the_json_and_the_report(
     assert "## Flakiness over 2 runs" in markdown
     assert "| SOC2-003 | soc2 | 2 / 2 | real |" in markdown
     assert "Flakiness over 2 runs" in report.read_text()
+    # Run 2 asked the target again: the first run had just filled the response cache.
+    assert "bypassing the response cache" in result.stderr
+    warehouse = Warehouse(tmp_path / "warehouse" / "audit.duckdb")
+    cached = warehouse.query(
+        "SELECT bool_or(r.from_cache) AS cached FROM responses r JOIN audits a USING (audit_id)"
+        " GROUP BY a.audit_id, a.started_at ORDER BY a.started_at"
+    )["cached"].tolist()
+    assert cached == [False, False]
+
+
+def test_repeat_runs_after_the_first_bypass_the_cache_unless_told() -> None:
+    options = RunOptions(target="t")
+    assert repeat_options(options, 0, keep_cache=False).use_cache is None  # as configured
+    assert repeat_options(options, 1, keep_cache=False).use_cache is False
+    assert repeat_options(options, 4, keep_cache=True).use_cache is None
+    cached = RunOptions(target="t", use_cache=True)
+    assert repeat_options(cached, 1, keep_cache=True).use_cache is True
