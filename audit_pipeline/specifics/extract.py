@@ -259,14 +259,17 @@ def _date_of(ent: Span) -> CalendarDate | None:
 
 def _names(doc: Doc) -> list[tuple[Span, str]]:
     """Named entities that name something: a one-word "entity" the tagger reads as an
-    adjective or a verb ("Lone work ...") is a misread word, and one without a capital letter
+    adjective, a verb or a plural noun ("Lone work", "Keys are") is a misread word, and one
+    without a capital letter
     ("premises", "al fresco") or with markup in it is no name."""
     names: list[tuple[Span, str]] = []
     for ent in doc.ents:
         if ent.label_ not in NAME_LABELS:
             continue
-        if len(ent) == 1 and ent[0].pos_ in ("ADJ", "VERB", "ADV", "ADP", "DET"):
-            continue
+        if len(ent) == 1 and (
+            ent[0].pos_ in ("ADJ", "VERB", "ADV", "ADP", "DET") or ent[0].tag_ == "NNS"
+        ):
+            continue  # "Lone work", "Keys are rotated": a word, not a name
         if not any(ch.isupper() for ch in ent.text) or any(ch in ent.text for ch in "&;<>"):
             continue
         names.append((ent, ent.label_))

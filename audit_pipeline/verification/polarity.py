@@ -115,6 +115,7 @@ class _Clause:
     # "" for a plain statement; ``arguments`` are its words without the modal ones.
     mode: str = ""
     arguments: frozenset[str] = frozenset()
+    names: frozenset[str] = frozenset()  # stems of the named entities among its words
 
 
 def _same_predicate(a: _Clause, b: _Clause) -> bool:
@@ -182,7 +183,6 @@ def _clause(head: Token) -> _Clause:
         stem(t.lower_)
         for t in words
         if (t.is_alpha or t.like_num)
-        and t.ent_type_ not in _NAME_ENTITIES
         and t.lower_ not in STOPWORDS
         and t.lower_ not in NEGATION_WORDS
         and not _is_negation(t)
@@ -195,6 +195,7 @@ def _clause(head: Token) -> _Clause:
         stem(c.lower_) for c in head.children if c.dep_ == "xcomp"
     }
     arguments = stems - _MODAL_WORDS - verbs
+    names = frozenset(stem(t.lower_) for t in words if t.ent_type_ in _NAME_ENTITIES)
     predicates = {stem(head.lemma_.lower()), stem(head.lower_)}
     predicates.update(
         stem(c.lower_) for c in head.children if c.dep_ in ("acomp", "oprd", "xcomp", "attr")
@@ -202,7 +203,13 @@ def _clause(head: Token) -> _Clause:
     if any(c.lower_ in _PERMISSION_MODALS for c in head.children if c.dep_ == "aux"):
         predicates.add("can")
     return _Clause(
-        text, stems - HEDGES, negations % 2 == 1, frozenset(predicates), mode, arguments - HEDGES
+        text,
+        stems - HEDGES,
+        negations % 2 == 1,
+        frozenset(predicates),
+        mode,
+        arguments - HEDGES,
+        names,
     )
 
 
@@ -230,17 +237,22 @@ def _clauses(doc: Doc) -> list[_Clause]:
     return [_clause(head) for head in _clause_heads(doc)]
 
 
-def _coverage(claim: _Clause, other: _Clause) -> float | None:
+def _coverage(claim: _Clause, other: _Clause) -> tuple[float, int] | None:
     """How much of what the claim clause says the evidence clause says too, or None when they
     are not about the same act: two deontic clauses are compared on their arguments (what is
-    obliged or permitted, by whom), other clauses only when their predicates agree."""
-    if claim.mode and other.mode and claim.arguments:
-        shared = len(claim.arguments & other.arguments)
-        return shared / len(claim.arguments) if shared >= MIN_SHARED else None
+    obliged or permitted, by whom), other clauses only when their predicates agree. Ties go to
+    the clause that shares more words."""
+    # A name the evidence clause leaves out (the company's own) neither counts for nor against.
+    omitted = claim.names - other.stems
+    if claim.mode and other.mode and claim.arguments - omitted:
+        said = claim.arguments - omitted
+        shared = len(said & other.arguments)
+        return (shared / len(said), shared) if shared >= MIN_SHARED else None
     if not _same_predicate(claim, other):
         return None
-    shared = len(claim.stems & other.stems)
-    return shared / len(claim.stems) if shared >= MIN_SHARED else None
+    said = claim.stems - omitted
+    shared = len(said & other.stems)
+    return (shared / len(said), shared) if said and shared >= MIN_SHARED else None
 
 
 def _contrary(claim: _Clause, other: _Clause) -> bool:
@@ -286,13 +298,13 @@ def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityReading
     docs = parse_many([u.text for u in candidates])
     agrees = False
     for clause in claim_clauses:
-        best: tuple[float, _Clause, EvidenceUnit] | None = None
+        best: tuple[tuple[float, int], _Clause, EvidenceUnit] | None = None
         for unit, doc in zip(candidates, docs, strict=True):
             for other in _clauses(doc):
                 coverage = _coverage(clause, other)
                 if coverage is not None and (best is None or coverage > best[0]):
                     best = (coverage, other, unit)
-        if best is None or best[0] < MIN_COVERAGE:
+        if best is None or best[0][0] < MIN_COVERAGE:
             continue
         _, other, unit = best
         if not _contrary(clause, other):

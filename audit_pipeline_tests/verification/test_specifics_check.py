@@ -1,0 +1,63 @@
+"""Grounding a claim's specifics in all its evidence, about the same thing."""
+
+from __future__ import annotations
+
+from audit_pipeline.verification.evidence_units import evidence_units
+from audit_pipeline.verification.specifics_check import Grounding, check_specifics
+
+CONTINUITY = """## 3. Recovery Objectives
+
+| Service | Recovery point objective (RPO) | Recovery time objective (RTO) |
+|---|---|---|
+| Ledger module and public REST API | **1 hour** | **4 hours** |
+| Insights module (analytics) | **1 hour** | **12 hours** |
+"""
+ROTATION = "Key encryption keys are rotated automatically every 12 months (annually)."
+PDF = (
+    "Report a lost or stolen laptop to the Security team at security@tallyhawk.example\n"
+    "within 1 hour of noticing the loss, and to the police where theft is suspected."
+)
+
+
+def statuses(claim: str, *passages: str) -> dict[str, Grounding]:
+    units = evidence_units([(f"c{i}", text) for i, text in enumerate(passages)])
+    return {f.specific.surface: f.status for f in check_specifics(claim, units)}
+
+
+def test_a_table_cell_is_about_its_row_and_column() -> None:
+    """ "4 hours" stands in the Ledger row, as its RTO: as the RPO it clashes."""
+    assert statuses("The Ledger module's RPO is 4 hours.", CONTINUITY)["4 hours"] is Grounding.CLASH
+    assert (
+        statuses("The Ledger module's RPO is 1 hour.", CONTINUITY)["1 hour"] is Grounding.GROUNDED
+    )
+    found = statuses("The Ledger module's recovery time objective is 4 hours.", CONTINUITY)
+    assert found["4 hours"] is Grounding.GROUNDED
+
+
+def test_a_frequency_clashes_with_another_period_and_grounds_in_other_words() -> None:
+    assert statuses("Key encryption keys are rotated quarterly.", ROTATION)["quarterly"] is (
+        Grounding.CLASH
+    )
+    assert statuses("Key encryption keys are rotated once a year.", ROTATION)["once a year"] is (
+        Grounding.GROUNDED
+    )
+
+
+def test_a_sentence_broken_across_pdf_lines_is_read_whole() -> None:
+    found = statuses("A lost laptop must be reported to the Security team within 3 days.", PDF)
+    assert found["3 days"] is Grounding.CLASH
+    found = statuses("A lost laptop must be reported within 60 minutes.", PDF)
+    assert found["60 minutes"] is Grounding.GROUNDED
+
+
+def test_a_name_stated_nowhere_is_absent_never_a_clash_without_a_counterpart() -> None:
+    found = statuses("Access logs are archived by Okta in Frankfurt.", ROTATION)
+    assert found["Okta"] is Grounding.ABSENT and found["Frankfurt"] is Grounding.ABSENT
+
+
+def test_the_same_value_in_the_same_unit_must_be_the_same_number() -> None:
+    evidence = "Inventory accuracy, measured by cycle counts, is at least 99.5%."
+    assert statuses("Inventory accuracy is at least 99.9%.", evidence)["99.9%"] is Grounding.CLASH
+    assert statuses("Inventory accuracy is at least 99.5%.", evidence)["99.5%"] is (
+        Grounding.GROUNDED
+    )
