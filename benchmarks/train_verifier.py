@@ -38,7 +38,7 @@ from benchmarks.ragtruth import (
     training_set,
 )
 
-MODEL_VERSION = "local-4"
+MODEL_VERSION = "local-5"
 
 
 def fit_combination(data: Path, seed: int, cv: int, out: Path) -> None:

@@ -1,8 +1,12 @@
-"""The offline verifier: feature alignment plus a small fitted model, no API key needed.
+"""The offline verifier: checked facts first, then a small fitted model, no API key needed.
 
 It is the default so an audit can run in CI without network access or spend, and it is fast
-enough (tens of claims per second on two cores) to check every claim of a large batch; the
-LLM judge is then only needed for the claims this verifier is unsure about (see cascade).
+enough (tens of claims per second on two cores) to check every claim of a large batch. Checks
+that know what changed decide first (``checked_fact``: a specific that clashes or is stated
+nowhere, a denied statement, a close rewrite's changed word), because a learned reading of
+"quarterly" against "every 12 months" is a guess where a comparison is certain; the rest is
+read by the fitted model, and the second stage (judge or reader, see cascade) is needed only
+for the claims it is unsure about.
 """
 
 from __future__ import annotations
@@ -79,13 +83,14 @@ class ResponseAssessment:
 
 
 class LocalVerifier:
-    """Aligns each claim with its evidence sentences and scores the alignment.
+    """Checks each claim against all its evidence, then scores what no check decided.
 
-    ``verify`` judges claims one by one: the fitted claim model gives the probability that a
-    claim is supported and its thresholds map it to supported / weakly supported /
-    unsupported; a number, yes/no-field or antonym conflict with a well-aligned evidence
-    sentence makes it contradicted whatever the model says. ``assess`` judges the claims of
-    one response together and is what response-level decisions should use (see there).
+    ``verify`` judges claims one by one: a checked fact decides the label (``decided_by``
+    names the check); otherwise the fitted claim model gives the probability that the claim is
+    supported and its thresholds map it to supported / weakly supported / unsupported.
+    ``assess`` judges the claims of one response together and is what response-level
+    decisions should use (see there). Every probability is reported on one scale
+    (``Thresholds.calibrated``), on its label's side of it.
     """
 
     name = "local"
