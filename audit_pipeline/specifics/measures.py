@@ -81,11 +81,6 @@ def same_value(low: float, high: float, other_low: float, other_high: float) -> 
     return close(low, other_low) and close(high, other_high)
 
 
-def within(low: float, high: float, other_low: float, other_high: float) -> bool:
-    """A value that lies inside the other's range: "3 days" against "2-3 days"."""
-    return other_low * (1 - TOLERANCE) <= low and high <= other_high * (1 + TOLERANCE)
-
-
 @dataclass(frozen=True)
 class CalendarDate:
     """The parts of a date that the text states (None where it leaves them open)."""
