@@ -129,14 +129,26 @@ def latest_target(summary: pd.DataFrame) -> str:
     return str(scored["target"].iloc[-1])
 
 
-def last_audits(summary: pd.DataFrame, target: str, count: int = 2) -> list[str]:
-    """The ids of the ``count`` latest scored audits of ``target``, oldest first.
+def full_audits(summary: pd.DataFrame) -> pd.DataFrame:
+    """The audits that asked their whole suite (``scope`` full, migration 17): the only ones a
+    trend or a comparison puts side by side. A partial audit (``--id``, ``--category``) asked
+    a subset, so its risk says nothing about the target's trend; a warehouse from before the
+    column is taken as it is."""
+    if "scope" not in summary:
+        return summary
+    return summary[summary["scope"] == "full"]
 
-    Audits still running (or that failed before scoring) have no risk yet and are skipped, so
-    a comparison is always between two complete audits. An unknown target is an error that
-    lists the known ones, since the usual cause is a typo in the notebook's parameters.
+
+def last_audits(summary: pd.DataFrame, target: str, count: int = 2) -> list[str]:
+    """The ids of the ``count`` latest scored full audits of ``target``, oldest first.
+
+    Audits still running (or that failed before scoring) have no risk yet and are skipped, and
+    so are partial ones, so a comparison is always between two complete audits of the whole
+    suite. An unknown target is an error that lists the known ones, since the usual cause is a
+    typo in the notebook's parameters.
     """
-    rows = summary[(summary["target"] == target) & summary["risk"].notna()]
+    full = full_audits(summary)
+    rows = full[(full["target"] == target) & full["risk"].notna()]
     if rows.empty:
         known = ", ".join(sorted(summary["target"].dropna().unique())) or "(none)"
         raise ValueError(f"no scored audit of target {target!r}; targets with audits: {known}")
@@ -251,11 +263,12 @@ def _pyplot() -> ModuleType:
 
 
 def plot_risk_trend(summary: pd.DataFrame, thresholds: Thresholds) -> Figure:
-    """Risk (against the decision thresholds) and hallucination rate per audit, per target."""
+    """Risk (against the decision thresholds) and hallucination rate per full audit, per
+    target (``full_audits``: a subset's risk is no point of the target's trend)."""
     figure, (risk_axes, rate_axes) = _pyplot().subplots(
         1, 2, figsize=(12, 4), sharex=True, layout="constrained"
     )
-    data = summary.sort_values("started_at")
+    data = full_audits(summary).sort_values("started_at")
     for target, rows in data.groupby("target", sort=True):
         risk_axes.plot(rows["started_at"], rows["risk"], marker="o", label=str(target))
         rate_axes.plot(

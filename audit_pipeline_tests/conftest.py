@@ -70,10 +70,11 @@ def sample_index_dir(
 
 @pytest.fixture(scope="session")
 def audited_config(tmp_path_factory: pytest.TempPathFactory, sample_index_dir: Path) -> Path:
-    """A warehouse made by two real audits of the recorded answers (the whole Dagster graph).
+    """A warehouse made by three real audits of the recorded answers (the whole Dagster graph).
 
-    The first audit covers the recorded prompts only, the second the full suite (most prompts
-    have no recorded answer there), so the two differ the way consecutive audits do.
+    The first audit covers the recorded prompts only (a partial audit), the second and third
+    the full suite (most prompts have no recorded answer there), so the audits differ the way
+    consecutive audits do, and two full ones can be compared (trends compare full audits only).
     """
     from audit_pipeline.commands.run_audit import RunOptions, run_audit
     from audit_pipeline.config import load_config
@@ -82,7 +83,8 @@ def audited_config(tmp_path_factory: pytest.TempPathFactory, sample_index_dir: P
     config_path = write_audit_config(root, sample_index_dir)
     config = load_config(config_path)
     recorded = (*FAITHFUL_IDS, *HALLUCINATED_IDS, "ADV-001")
-    for options in (RunOptions(target="recorded", ids=recorded), RunOptions(target="recorded")):
+    full = RunOptions(target="recorded")
+    for options in (RunOptions(target="recorded", ids=recorded), full, full):
         result = run_audit(config_path, config, options)
         assert result.success, result.errors
     return config_path
@@ -90,7 +92,7 @@ def audited_config(tmp_path_factory: pytest.TempPathFactory, sample_index_dir: P
 
 @pytest.fixture(scope="session")
 def audited_warehouse(audited_config: Path) -> Path:
-    """The DuckDB file of ``audited_config`` (two finished audits of the recorded answers)."""
+    """The DuckDB file of ``audited_config`` (three finished audits of the recorded answers)."""
     from audit_pipeline.config import load_config
 
     return load_config(audited_config).duckdb_path

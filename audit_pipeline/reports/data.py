@@ -14,7 +14,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -310,11 +310,11 @@ def load_report_data(
             con, "SELECT * FROM response_validations WHERE audit_id = ?", [audit_id]
         )
         trend_rows = _trend_rows(con, audit, trend_limit)
-        retrieval = _rows(
+        retrieval = _rows(  # the latest evaluation of the vault state the audit ran on
             con,
-            "SELECT * FROM retrieval_evals WHERE scope = 'overall' AND evaluated_at <= ?"
+            "SELECT * FROM retrieval_evals WHERE scope = 'overall' AND vault_hash = ?"
             " ORDER BY evaluated_at DESC LIMIT 1",
-            [audit.finished_at or audit.started_at or datetime.now(UTC)],
+            [audit.vault_hash],
         )
         previous_id = next(
             (row["audit_id"] for row in reversed(trend_rows) if row["audit_id"] != audit_id), None
@@ -346,8 +346,9 @@ def load_report_data(
 def _trend_rows(
     con: duckdb.DuckDBPyConnection, audit: AuditInfo, limit: int
 ) -> list[dict[str, Any]]:
-    """This audit and up to ``limit`` earlier finished audits of the same target, oldest
-    first (an audit that was killed or never scored has no point to plot)."""
+    """This audit and up to ``limit`` earlier finished full audits of the same target, oldest
+    first (an audit that was killed or never scored has no point to plot; one that asked part
+    of the suite, or an interactive validation, is not comparable: migration 17's scope)."""
     rows = _rows(
         con,
         """
@@ -361,6 +362,7 @@ def _trend_rows(
         ) s ON s.audit_id = a.audit_id
         WHERE a.target IS NOT DISTINCT FROM ?
           AND a.status = 'finished'
+          AND a.scope = 'full'
           AND a.audit_id <> ?
           AND (a.started_at < ? OR (a.started_at = ? AND a.audit_id < ?))
         ORDER BY a.started_at DESC, a.audit_id DESC

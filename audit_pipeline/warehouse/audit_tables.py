@@ -37,6 +37,12 @@ class AuditRef:
     categories: tuple[str, ...] = ()
     ids: tuple[str, ...] = ()
 
+    @property
+    def scope(self) -> str:
+        """``full`` when the whole suite is asked, ``partial`` for a selection (``--id``,
+        ``--category``): only full audits of a target are compared in trends (migration 17)."""
+        return "partial" if self.categories or self.ids else "full"
+
     def select(self, suite: PromptSuite) -> PromptSuite:
         if not (self.categories or self.ids):
             return suite
@@ -60,13 +66,13 @@ def start_audit(
     """Record a new audit, or reopen an unfinished one that is being resumed.
 
     Resuming keeps the original ``started_at`` and clears the outcome until the audit finishes
-    again.
+    again. ``scope`` says whether the whole suite was asked (``AuditRef.scope``).
     """
     warehouse.execute(
         """
         INSERT INTO audits (audit_id, started_at, status, target, suite, suite_hash,
-                            vault_hash, config_hash, dagster_run_id)
-        VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?)
+                            vault_hash, config_hash, dagster_run_id, scope)
+        VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (audit_id) DO UPDATE SET
             status = 'running', finished_at = NULL, decision = NULL, risk = NULL,
             suite = excluded.suite, suite_hash = excluded.suite_hash,
@@ -82,6 +88,7 @@ def start_audit(
             vault_hash,
             config_hash,
             dagster_run_id,
+            ref.scope,
         ],
     )
 

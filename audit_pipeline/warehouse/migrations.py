@@ -20,6 +20,7 @@ from audit_pipeline.warehouse.documentation import (
 )
 from audit_pipeline.warehouse.release_documentation import RELEASE_DOCUMENTATION
 from audit_pipeline.warehouse.reverify_documentation import REVERIFY_DOCUMENTATION
+from audit_pipeline.warehouse.scope_migration import SCOPE_STATEMENTS
 from audit_pipeline.warehouse.validation_documentation import VALIDATION_DOCUMENTATION
 
 
@@ -608,6 +609,13 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE audits ADD COLUMN decision_rule VARCHAR",
             *comment_statements(RELEASE_DOCUMENTATION),
         ),
+    ),
+    Migration(
+        17,
+        "audits say what they covered (scope: full, partial, interactive); v_trend compares full "
+        "audits with the retrieval evaluation of their vault state; interactive validations get "
+        "their own view",
+        SCOPE_STATEMENTS,
     ),
 )
 

@@ -175,10 +175,11 @@ def test_two_target_partitions_are_compared_side_by_side(
         run = job.execute_in_process(partition_key=target, instance=instance, run_config=RUN_CONFIG)
         assert run.success
     warehouse = Warehouse(load_config(config_path).duckdb_path)
-    trend = warehouse.query("SELECT target, audits, mean_risk FROM v_trend ORDER BY target")
-    assert trend["target"].tolist() == ["recorded", "recorded-v2"]
-    assert trend["audits"].tolist() == [1, 1]
-    summary = warehouse.query("SELECT target, prompts FROM v_audit_summary ORDER BY target")
+    summary = warehouse.query("SELECT target, prompts, scope FROM v_audit_summary ORDER BY target")
+    assert summary["target"].tolist() == ["recorded", "recorded-v2"]
     assert summary["prompts"].tolist() == [len(IDS), len(IDS)]
+    # Audits of part of the suite are kept, but not compared in the trend.
+    assert summary["scope"].tolist() == ["partial", "partial"]
+    assert warehouse.scalar("SELECT count(*) FROM v_trend") == 0
     materialized = instance.get_materialized_partitions(AssetKey("risk_scores"))
     assert materialized == {"recorded", "recorded-v2"}

@@ -152,17 +152,23 @@ def test_evaluations_are_kept_in_duckdb_and_shown_by_v_trend(evaluated: Path) ->
         "SELECT count(*) FROM retrieval_eval_queries WHERE eval_id = ?", [overall.iloc[-1].eval_id]
     )
     assert queries == len(GOLDEN.read_text().splitlines())
-    # A finished audit this week: v_trend shows the week's last retrieval evaluation beside it.
-    warehouse.execute(
-        "INSERT INTO audits (audit_id, started_at, status, target, decision, risk) "
-        "VALUES ('a1', now(), 'finished', 'recorded', 'deploy', 0.0)"
-    )
-    trend = warehouse.query("SELECT retrieval_precision, retrieval_recall FROM v_trend")
-    latest = warehouse.scalar(
-        "SELECT arg_max(precision_at_k, evaluated_at) FROM retrieval_evals WHERE scope = 'overall'"
-    )
-    assert trend["retrieval_precision"].tolist() == [pytest.approx(latest)]
-    # The audit's report shows the evaluation the retriever last had before it.
+    # A full audit of the evaluated vault state: v_trend shows that state's latest evaluation
+    # beside it; an audit of a vault state never evaluated shows none (not another vault's).
+    vault, latest = warehouse.query(
+        "SELECT arg_max(vault_hash, evaluated_at) AS v, arg_max(precision_at_k, evaluated_at) AS p"
+        " FROM retrieval_evals WHERE scope = 'overall'"
+    ).iloc[0]
+    for audit, target, state in (("a1", "recorded", vault), ("a2", "other", "another-vault")):
+        warehouse.execute(
+            "INSERT INTO audits (audit_id, started_at, status, target, decision, risk, scope,"
+            " vault_hash) VALUES (?, now(), 'finished', ?, 'deploy', 0.0, 'full', ?)",
+            [audit, target, state],
+        )
+    trend = warehouse.query("SELECT target, retrieval_precision FROM v_trend ORDER BY target")
+    assert trend["target"].tolist() == ["other", "recorded"]
+    assert trend["retrieval_precision"].isna().tolist() == [True, False]
+    assert trend["retrieval_precision"].iloc[1] == pytest.approx(latest)
+    # The audit's report shows the latest evaluation of the vault state it ran against.
     markdown = render_markdown(load_report_data(warehouse, "a1"))
     assert f"precision {latest:.3f}" in markdown.split("Retrieval (golden set)")[1]
 

@@ -172,7 +172,7 @@ class Expected:
 
     audit_ids: list[str]  # latest first
     targets: list[str]
-    compared: list[str]  # the last two scored audits of the latest target, oldest first
+    compared: list[str]  # the last two scored full audits of the latest target, oldest first
     hallucinated: pd.DataFrame  # claim, label, evidence_document of the latest audit, worst first
     failed: pd.DataFrame  # category, assertion of the latest audit's failures
 
@@ -191,7 +191,7 @@ def _expected(path: Path) -> Expected:
         )[0]
         compared = column(
             "SELECT audit_id FROM audits WHERE target = ? AND risk IS NOT NULL"
-            " ORDER BY started_at DESC, audit_id DESC LIMIT 2",
+            " AND scope = 'full' ORDER BY started_at DESC, audit_id DESC LIMIT 2",
             [target],
         )[::-1]
         hallucinated = con.execute(
@@ -209,8 +209,9 @@ def _expected(path: Path) -> Expected:
 
 @pytest.fixture(scope="module")
 def analysed(audited_warehouse: Path) -> Path:
-    """The notebook runs against a warehouse made by two real audits (the whole Dagster graph
-    over the recorded answers), so it is tested on what the pipeline really writes."""
+    """The notebook runs against a warehouse made by three real audits (the whole Dagster graph
+    over the recorded answers: one partial, two full), so it is tested on what the pipeline
+    really writes."""
     return audited_warehouse
 
 

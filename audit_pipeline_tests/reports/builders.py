@@ -33,6 +33,7 @@ class AuditBuilder:
     decision: str | None = None
     risk: float | None = None
     hallucination_rate: float | None = None
+    scope: str = "full"  # audits.scope: full, partial or interactive
     suite_rows: list[dict[str, Any]] = field(default_factory=list)
     responses: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
@@ -253,6 +254,7 @@ class AuditBuilder:
             "dagster_run_id": "run-" + self.audit_id[-8:],
             "decision": self.decision,
             "risk": risk,
+            "scope": self.scope,
         }
 
 
