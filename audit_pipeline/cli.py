@@ -239,9 +239,12 @@ _COMMANDS = {
 
 def _quiet_model_loading() -> None:
     """No progress bars while models load (transformers' "Loading weights", Hugging Face hub
-    bars): a CI log or a terminal wants the audit's output, not a bar per model. Set before the
-    engine imports transformers, which reads the variable at import; ``-v`` keeps them."""
+    bars, the "de-quantizing GGUF tensors" bar of the reference bot's model, a plain tqdm that
+    only ``TQDM_DISABLE`` reaches): a CI log or a terminal wants the audit's output, not a bar
+    per model. Set before the engine imports transformers, which reads the variable at import;
+    ``-v`` keeps them. The CLI's own answering bar asks for itself explicitly."""
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TQDM_DISABLE", "1")
     if "transformers" in sys.modules:  # imported already (main() called in-process)
         from transformers.utils import logging as hf_logging
 

@@ -15,6 +15,7 @@ import logging
 import math
 import os
 import tempfile
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from dagster import (
     materialize,
 )
 
+from audit_pipeline.commands.progress import RunWatcher, StageLines
 from audit_pipeline.commands.run_lock import (
     RUN_OWNER_TAG,
     AuditRunning,
@@ -46,6 +48,7 @@ from audit_pipeline.scoring.gates import GateResult, GateStatus
 from audit_pipeline.scoring.rules import release_decision
 
 PROGRESS_LOGGER = "audit_pipeline.progress"
+PROGRESS_TAG = "audit_pipeline/progress"  # one per run_audit call: the progress lines find it
 
 
 @dataclass(frozen=True)
@@ -189,16 +192,31 @@ def run_audit(
     config: AuditConfig,
     options: RunOptions,
     progress: Callable[[int, int], None] | None = None,
+    stages: StageLines | None = None,
 ) -> RunResult:
     """Materialise every asset for one target; the outcome is None when a step failed.
 
-    ``progress`` hears from the responses step only when it runs in this process. The run holds
-    its lock file (``run_lock``) throughout, so a resume can tell it is alive.
+    ``progress`` hears from the responses step only when it runs in this process; ``stages``
+    gets a line per step as the run records it (``commands/progress.py``). The run holds its
+    lock file (``run_lock``) throughout, so a resume can tell it is alive.
     """
     resume = options.resume_audit_id
+    tags = {PROGRESS_TAG: uuid.uuid4().hex}
+    runs = instance(config)  # one object: two created at once race to create a fresh home
+    watcher = (
+        RunWatcher(runs, (PROGRESS_TAG, tags[PROGRESS_TAG]), stages) if stages is not None else None
+    )
     try:
         with owning_run(config.duckdb_path, resume and resume_lock_name(resume)) as owner:
-            return _run_owned(config_path, config, options, progress, {RUN_OWNER_TAG: owner})
+            if watcher is not None:
+                watcher.start()
+            try:
+                return _run_owned(
+                    config_path, config, options, progress, {**tags, RUN_OWNER_TAG: owner}, runs
+                )
+            finally:
+                if watcher is not None:
+                    watcher.stop()
     except AuditRunning as error:
         return RunResult(False, errors=[running_message(resume or "?", str(error))])
 
@@ -209,6 +227,7 @@ def _run_owned(
     options: RunOptions,
     progress: Callable[[int, int], None] | None,
     tags: dict[str, str],
+    runs: DagsterInstance,
 ) -> RunResult:
     handler = _ProgressHandler(progress) if progress else None
     logger = logging.getLogger(PROGRESS_LOGGER)
@@ -217,7 +236,6 @@ def _run_owned(
         logger.setLevel(logging.INFO)
     try:
         if options.processes > 1 or options.executor is not None:
-            runs = instance(config)
             with execute_job(
                 reconstructable_audit_job(config_path, "full_audit", options.executor),
                 instance=runs,
@@ -234,7 +252,7 @@ def _run_owned(
         result = materialize(
             [*build_assets(config), *build_checks(config)],
             resources=resources_from_config(str(config_path), config),
-            instance=instance(config),
+            instance=runs,
             partition_key=options.target,
             run_config=_run_config(options),
             raise_on_error=False,

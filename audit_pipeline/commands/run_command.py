@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audit_pipeline.commands.preflight import UsageError, check_run
+from audit_pipeline.commands.progress import StageLines
 from audit_pipeline.commands.run_audit import RunOptions
 from audit_pipeline.scoring.rules import INCOMPLETE, ReleaseDecision
 
@@ -58,7 +59,9 @@ def _progress_bar(
         return None, None
     from tqdm import tqdm
 
-    bar = tqdm(total=0, unit="turn", desc="answering", file=sys.stderr, leave=False)
+    bar = tqdm(  # disable=False: TQDM_DISABLE (set without -v) is for the libraries' bars
+        total=0, unit="turn", desc="answering", file=sys.stderr, leave=False, disable=False
+    )
 
     def update(done: int, total: int) -> None:
         bar.total = total
@@ -140,8 +143,16 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         )
     for attempt in range(args.repeat):
         bar, update = _progress_bar(not args.no_progress and sys.stderr.isatty())
+        # Without a terminal (make, CI) a line per stage instead of a bar: never a silent log.
+        stages = None if args.no_progress or bar is not None else StageLines(sys.stderr)
         run_options = repeat_options(options, attempt, args.repeat_cache)
-        result = run_audit(config_path, config, run_options, progress=update)
+        result = run_audit(
+            config_path,
+            config,
+            run_options,
+            progress=stages.answering if stages is not None else update,
+            stages=stages,
+        )
         if bar is not None:
             bar.close()
         if not result.success or result.outcome is None:

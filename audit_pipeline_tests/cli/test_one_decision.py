@@ -62,7 +62,8 @@ def audited(tmp_path_factory: pytest.TempPathFactory, sample_index_dir: Path) ->
     for name, ids in AUDITS.items():
         out = root / f"{name}.json"
         args = [arg for prompt_id in ids for arg in ("--id", prompt_id)]
-        run = cli(config, "run", "--no-progress", *args, "--json", str(out))
+        quiet = () if name == "gated" else ("--no-progress",)  # gated: progress lines too
+        run = cli(config, "run", *quiet, *args, "--json", str(out))
         assert out.exists(), run.stderr
         found[name] = Audited(config, run, json.loads(out.read_text()))
     return found
@@ -160,3 +161,23 @@ def test_the_console_names_each_failing_prompt_after_the_gates(
             first = next(f for f in audit.summary["failures"] if f["prompt_id"] == prompt)
             line = next(line for line in listed.splitlines() if line.split()[0] == prompt)
             assert f"{first['assertion']}:" in line
+
+
+STAGES = ("vault_documents", "responses", "claims", "verdicts", "assertion_results", "risk_scores")
+
+
+def test_without_a_terminal_progress_is_a_line_per_stage(audited: dict[str, Audited]) -> None:
+    """stderr is a pipe here, as under make or in CI: no bar, a line per stage instead."""
+    stderr = audited["gated"].run.stderr
+    stamped = [line for line in stderr.splitlines() if re.match(r"\[\s*\d+\.\ds\] ", line)]
+    done = {
+        found.group(1)
+        for line in stamped
+        if (found := re.search(r"\] (\w+) done in \d+\.\ds", line))
+    }
+    assert set(STAGES) <= done, stderr
+    responses = next(line for line in stamped if "responses done in" in line)
+    assert re.search(r": .*responses 2\b", responses)  # with the stage's counts
+    assert any(re.search(r"\] responses 2/2$", line) for line in stamped)
+    assert "\r" not in stderr and "it/s" not in stderr  # no progress bar, ours or a library's
+    assert audited["incomplete"].run.stderr.count("done in") == 0  # --no-progress: none
