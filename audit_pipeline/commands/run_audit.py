@@ -1,8 +1,9 @@
 """Run the audit graph, once or repeatedly, and collect its outcome.
 
-The CLI is a thin shell over this: it materialises the same Dagster assets the UI and the
-schedule use (``build_assets``), so a CI gate and the weekly audit judge identically. By default
-every step runs in this process; with ``processes`` above 1 the ``full_audit`` job runs under
+The CLI is a thin shell over this: it runs the ``full_audit`` job the UI and the schedule run,
+recorded in the instance the UI reads (``instance``), so a CI gate and the weekly audit judge
+identically and every audit shows in the UI under that job. By default every step runs in this
+process; with ``processes`` above 1 the job runs under
 Dagster's multiprocess executor, which starts a process per step (up to that many at once) and
 rebuilds the job in each from the configuration file (``reconstructable_audit_job``), so the
 batches of ``detection.batches`` run side by side. With ``executor`` (``dask`` or ``celery``)
@@ -28,7 +29,6 @@ from dagster import (
     ExecuteInProcessResult,
     JobExecutionResult,
     execute_job,
-    materialize,
 )
 
 from audit_pipeline.commands.progress import RunWatcher, StageLines
@@ -40,8 +40,7 @@ from audit_pipeline.commands.run_lock import (
     running_message,
 )
 from audit_pipeline.config import AuditConfig
-from audit_pipeline.defs.graph import build_assets, build_checks, reconstructable_audit_job
-from audit_pipeline.defs.resources import resources_from_config
+from audit_pipeline.defs.graph import audit_job, reconstructable_audit_job
 from audit_pipeline.defs.run_storage import RunScopedIOManager
 from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.gates import GateResult, GateStatus
@@ -102,24 +101,31 @@ class _ProgressHandler(logging.Handler):
 # not imported: this process needs none of it before the run).
 STEP_PRELOAD = "audit_pipeline.defs.step_processes"
 
-# The settings of the CLI's own instance: those of the repository's dagster.yaml (which the
-# Makefile copies to $DAGSTER_HOME) that matter to an in-process run.
+# The instance's settings: the repository's dagster.yaml (a test keeps the two equal), written
+# by whichever comes first, the CLI or the Makefile, so the UI and the CLI read one instance.
 INSTANCE_SETTINGS: dict[str, Any] = {
     # Without this Dagster prints its telemetry banner on every run (and would phone home).
     "telemetry": {"enabled": False},
+    # Audit runs the UI queues write the same index and warehouse: one at a time.
+    "run_queue": {
+        "max_concurrent_runs": 4,
+        "tag_concurrency_limits": [{"key": "audit-pipeline/writer", "limit": 1}],
+    },
     # Engine log records (target calls, retries, breaker changes) land in the run logs.
     "python_logs": {"managed_python_loggers": ["audit_pipeline"], "python_log_level": "INFO"},
+    # The daemon evaluates freshness policies (the weekly audit's, on risk_scores).
+    "freshness": {"enabled": True},
 }
+AUDIT_JOB = "full_audit"  # what a CLI audit's run is named, in the UI as in the schedule's
 
 
 def instance(config: AuditConfig) -> DagsterInstance:
-    """The Dagster instance a CLI run is recorded in.
-
-    With ``DAGSTER_HOME`` set (``make audit`` sets it) it is that one, so runs show in ``make
-    ui``. Without it, the CLI keeps its own instance next to the warehouse
-    (``<storage dir>/dagster_home``), created with a ``dagster.yaml`` on first use, so that
-    Dagster prints no telemetry banner and no "No dagster instance configuration file" warning,
-    and the runs stay on disk where ``DAGSTER_HOME=<that folder> dagster dev`` shows them.
+    """The Dagster instance a CLI run is recorded in: ``<storage dir>/dagster_home``, next to
+    the warehouse, the one ``make ui`` opens (the Makefile's ``DAGSTER_HOME`` is that folder
+    for the repository's audit.yaml), so every audit, whoever started it, shows in the UI's
+    runs and asset history, live while it runs. ``DAGSTER_HOME`` set elsewhere wins. Created
+    on first use with the repository's instance settings (telemetry off, so Dagster prints no
+    banner and no "No dagster instance configuration file" warning).
     """
     if os.environ.get("DAGSTER_HOME"):
         return DagsterInstance.get()
@@ -237,7 +243,7 @@ def _run_owned(
     try:
         if options.processes > 1 or options.executor is not None:
             with execute_job(
-                reconstructable_audit_job(config_path, "full_audit", options.executor),
+                reconstructable_audit_job(config_path, AUDIT_JOB, options.executor),
                 instance=runs,
                 run_config=_run_config(options),
                 tags={PARTITION_TAG: options.target, **tags},
@@ -249,9 +255,9 @@ def _run_owned(
                         runs, job_result.run_id, AssetKey(asset), options.target
                     ),
                 )
-        result = materialize(
-            [*build_assets(config), *build_checks(config)],
-            resources=resources_from_config(str(config_path), config),
+        # The full_audit job itself, not an ad hoc materialisation: the run is named after it
+        # (not __ephemeral_asset_job__) and sits with the UI's and the schedule's runs.
+        result = audit_job(str(Path(config_path).resolve()), AUDIT_JOB).execute_in_process(
             instance=runs,
             partition_key=options.target,
             run_config=_run_config(options),

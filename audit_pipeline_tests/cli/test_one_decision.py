@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dagster import DagsterEventType
+from dagster import DagsterEventType, DagsterInstance, RunsFilter
 
 from audit_pipeline.commands.run_audit import instance
 from audit_pipeline.config import load_config
@@ -181,3 +181,23 @@ def test_without_a_terminal_progress_is_a_line_per_stage(audited: dict[str, Audi
     assert any(re.search(r"\] responses 2/2$", line) for line in stamped)
     assert "\r" not in stderr and "it/s" not in stderr  # no progress bar, ours or a library's
     assert audited["incomplete"].run.stderr.count("done in") == 0  # --no-progress: none
+
+
+def test_the_cli_run_is_in_the_instance_the_ui_opens_under_full_audit(
+    audited: dict[str, Audited], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI ran without DAGSTER_HOME; the UI opens <storage dir>/dagster_home (the
+    Makefile's DAGSTER_HOME, see test_shared_instance.py) and finds the run by its job."""
+    config = load_config(audited["gated"].config)
+    monkeypatch.setenv("DAGSTER_HOME", str(config.duckdb_path.parent / "dagster_home"))
+    ui = DagsterInstance.get()  # as `dagster dev` finds its instance
+    warehouse = Warehouse(config.duckdb_path)
+    for audit in audited.values():
+        run_id = warehouse.scalar(
+            "SELECT dagster_run_id FROM audits WHERE audit_id = ?", [audit.summary["audit_id"]]
+        )
+        run = ui.get_run_by_id(run_id)
+        assert run is not None and run.job_name == "full_audit"
+        assert run.tags["dagster/partition"] == "recorded"
+    listed = ui.get_runs(RunsFilter(job_name="full_audit"))
+    assert len(listed) == len(audited)
