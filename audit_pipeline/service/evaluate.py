@@ -74,7 +74,12 @@ def evaluate(config_path: Path, target: str | None, suite: str | None) -> dict[s
     return {
         "audit_id": outcome.audit_id,
         "score": outcome.risk,
+        # The release decision every surface prints, the rule that set it, and the gates it
+        # folds (issue 23): a block from a gate, or an incomplete audit, says so here too.
         "decision": outcome.decision,
+        "rule": outcome.rule,
+        "incomplete": outcome.incomplete,
+        "gates": [gate.to_dict() for gate in outcome.gates],
         "total_claims": len(details),
         "supported": int(counts.get("supported", 0)),
         "unsupported": int(counts.get("unsupported", 0)),

@@ -192,12 +192,32 @@ def test_the_cli_run_is_in_the_instance_the_ui_opens_under_full_audit(
     monkeypatch.setenv("DAGSTER_HOME", str(config.duckdb_path.parent / "dagster_home"))
     ui = DagsterInstance.get()  # as `dagster dev` finds its instance
     warehouse = Warehouse(config.duckdb_path)
+    run_ids = set()
     for audit in audited.values():
         run_id = warehouse.scalar(
             "SELECT dagster_run_id FROM audits WHERE audit_id = ?", [audit.summary["audit_id"]]
         )
+        run_ids.add(run_id)
         run = ui.get_run_by_id(run_id)
         assert run is not None and run.job_name == "full_audit"
         assert run.tags["dagster/partition"] == "recorded"
-    listed = ui.get_runs(RunsFilter(job_name="full_audit"))
-    assert len(listed) == len(audited)
+    listed = {run.run_id for run in ui.get_runs(RunsFilter(job_name="full_audit"))}
+    assert run_ids <= listed
+
+
+def test_post_evaluate_answers_with_the_same_decision_rule_and_gates(
+    audited: dict[str, Audited],
+) -> None:
+    """What ``POST /evaluate`` returns (``service.evaluate``, the route's body): the whole
+    suite of the recording, so incomplete, with the rule, the gates and the audits row's pair."""
+    from audit_pipeline.service.evaluate import evaluate
+
+    config = audited["gated"].config
+    body = evaluate(config, "recorded", None)
+    gates = [GateResult(**gate) for gate in body["gates"]]
+    assert str(release_decision(gates)) == f"{body['decision']}: {body['rule']}"
+    assert body["decision"] == "incomplete" and body["incomplete"]
+    row = Warehouse(load_config(config).duckdb_path).query(
+        "SELECT decision, decision_rule FROM audits WHERE audit_id = ?", [body["audit_id"]]
+    )
+    assert row.values.tolist() == [[body["decision"], body["rule"]]]
