@@ -40,7 +40,7 @@ def counts_text(metadata: Mapping[str, Any]) -> str:
         if isinstance(raw, int):
             parts.append(f"{key} {raw}")
         elif isinstance(raw, float) and raw == raw:  # not NaN
-            parts.append(f"{key} {raw:.3g}")
+            parts.append(f"{key} {raw:.0f}" if abs(raw) >= 100 else f"{key} {raw:.3g}")
         elif isinstance(raw, str) and len(raw) <= 24 and "\n" not in raw:
             parts.append(f"{key} {raw}")
         if len(parts) == MAX_COUNTS:

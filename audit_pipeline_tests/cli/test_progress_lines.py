@@ -20,8 +20,10 @@ def test_a_stage_line_has_the_elapsed_time_its_duration_and_counts() -> None:
     lines = StageLines(out, clock)
     lines.started("claims")
     clock.now += 12.34
-    lines.finished("claims", counts_text({"audit_id": "x", "claims": 41, "share": 0.123456}))
-    assert out.getvalue() == "[   12.3s] claims done in 12.3s: claims 41, share 0.123\n"
+    figures = {"audit_id": "x", "claims": 41, "share": 0.123456, "latency_ms": 20123.4}
+    lines.finished("claims", counts_text(figures))
+    expected = "[   12.3s] claims done in 12.3s: claims 41, share 0.123, latency_ms 20123\n"
+    assert out.getvalue() == expected
 
 
 def test_a_long_stage_says_it_is_still_running_every_heartbeat() -> None:
