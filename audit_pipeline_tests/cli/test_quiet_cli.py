@@ -24,6 +24,7 @@ UNSET = (
     "HF_HUB_OFFLINE",
     "TRANSFORMERS_OFFLINE",
     "HF_HUB_DISABLE_PROGRESS_BARS",
+    "TQDM_DISABLE",  # the CLI sets it without -v; main() called in-process leaves it set
     "TRANSFORMERS_VERBOSITY",
 )
 NOISE = (
