@@ -186,6 +186,8 @@ def _extract(text: str, doc: Doc) -> list[Specific]:
                     date=date,
                 )
             )
+        else:  # a date it cannot read ("6 to 12 April 2015"): its numbers are no amounts
+            taken.append((ent.start_char, ent.end_char))
     for specific in _frequency_words(doc):
         if free(specific.start, specific.end):
             add(specific)
@@ -272,6 +274,8 @@ def _names(doc: Doc) -> list[tuple[Span, str]]:
             continue  # "Lone work", "Keys are rotated": a word, not a name
         if not any(ch.isupper() for ch in ent.text) or any(ch in ent.text for ch in "&;<>"):
             continue
+        if _defines_acronym(doc, ent):
+            continue  # "(NASM)" after the name it abbreviates: the name is what is checked
         names.append((ent, ent.label_))
     covered = {i for ent, _ in names for i in range(ent.start, ent.end)}
     covered.update(i for ent in doc.ents for i in range(ent.start, ent.end))
@@ -293,6 +297,18 @@ def _names(doc: Doc) -> list[tuple[Span, str]]:
             names.append((doc[run[0] : run[-1] + 1], "PROPN"))
         run = []
     return names
+
+
+def _defines_acronym(doc: Doc, ent: Span) -> bool:
+    """An all-capitals name in parentheses right after other words: an acronym the text
+    defines for the words before it."""
+    return (
+        ent.text.isupper()
+        and ent.start > 1
+        and doc[ent.start - 1].text == "("
+        and ent.end < len(doc)
+        and doc[ent.end].text == ")"
+    )
 
 
 def _name_key(ent: Span) -> str:

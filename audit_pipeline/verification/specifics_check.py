@@ -180,6 +180,7 @@ def _comparable(claim: Specific, evidence: Specific) -> bool:
             and claim.date is not None
             and claim.date.month is not None
             and evidence.date is not None
+            and evidence.date.month is not None
             and claim.date.shares_a_part(evidence.date)
         )
     return evidence.dimension == claim.dimension and evidence.kind is not Kind.NAME
@@ -289,7 +290,10 @@ def _loosely_stated(specific: Specific, keys: set[tuple[str, float]]) -> bool:
     if specific.kind is Kind.IDENTIFIER:
         return (specific.key, 0.0) in keys
     if specific.kind is Kind.DATE:
-        return False
+        # Written some other way ("2003.06.11", "Sep 23, 2015"): its year and day are there.
+        date = specific.date
+        parts = [p for p in (date.year, date.day) if p is not None] if date else []
+        return bool(parts) and all(("n", float(p)) in keys for p in parts)
     return bool(quantity_keys(specific.surface) & keys)
 
 
@@ -325,12 +329,30 @@ def _name_found(specific: Specific, evidence: _EvidenceWords) -> bool:
     spelled = acronym_expansions(specific.surface)
     if any(acronym in evidence.words for acronym in spelled):
         return True  # "Amazon Web Services" where it says "AWS"
+    if "".join(words) in evidence.words:
+        return True  # "Tech Crunch" where the evidence says "TechCrunch"
     return all(
         word in evidence.words
         or stem(word) in evidence.stems
         or any(alias in evidence.lowered for alias in NAME_ALIASES.get(word, ()))
+        or _spelled_otherwise(word, evidence.words)
         for word in words
     )
+
+
+def _spelled_otherwise(word: str, words: frozenset[str]) -> bool:
+    """A long word the evidence spells with one letter more or less ("Arniko" / "Araniko"):
+    a transliteration, not another name. Short words differ by one letter too often."""
+    if len(word) < 6:
+        return False
+    for index in range(len(word) + 1):
+        for other in words:
+            if abs(len(other) - len(word)) == 1 and (
+                other[:index] + other[index + 1 :] == word
+                or word[:index] + word[index + 1 :] == other
+            ):
+                return True
+    return False
 
 
 def _ground_name(
