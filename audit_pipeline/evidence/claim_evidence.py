@@ -21,7 +21,7 @@ from audit_pipeline.evidence.context import ContextEvidence
 from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.retrieval import HybridRetriever
-from audit_pipeline.specifics.extract import Kind, extract_many
+from audit_pipeline.specifics.extract import Kind, Specific, extract_many
 
 VAULT = "vault"
 # Passages added per name or identifier a claim's ranked passages lack.
@@ -85,22 +85,25 @@ def _extend(passages: list[EvidencePassage], more: Iterable[EvidencePassage]) ->
             passages.append(passage)
 
 
+def _looked_up(specific: Specific) -> bool:
+    if specific.kind is Kind.DATE:
+        return specific.date is not None and specific.date.day is not None
+    return specific.kind in (Kind.NAME, Kind.IDENTIFIER)
+
+
 def _look_up_names(
     claims: Sequence[AuditClaim],
     evidence: dict[str, list[EvidencePassage]],
     retriever: HybridRetriever,
 ) -> None:
-    """Add the vault passages that hold a claim's names and identifiers word for word, for
-    those its passages do not mention."""
+    """Add the vault passages that hold a claim's names, identifiers and full dates word for
+    word, for those its passages do not mention: a value stated in a table row the ranking
+    missed ("Report date | 29 May 2026") must not read as absent or contradicted."""
     wanted: dict[str, list[str]] = {}
     specifics = extract_many([c.claim.text for c in claims])
     for claim, found in zip(claims, specifics, strict=True):
         held = " ".join(p.text for p in evidence[claim.claim_id]).lower()
-        phrases = [
-            s.surface
-            for s in found
-            if s.kind in (Kind.NAME, Kind.IDENTIFIER) and s.surface.lower() not in held
-        ]
+        phrases = [s.surface for s in found if _looked_up(s) and s.surface.lower() not in held]
         if phrases:
             wanted[claim.claim_id] = phrases
     if not wanted:

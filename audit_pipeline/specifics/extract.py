@@ -171,22 +171,22 @@ def _extract(text: str, doc: Doc) -> list[Specific]:
         found.append(specific)
         taken.append((specific.start, specific.end))
 
-    calendar = [ent for ent in doc.ents if ent.label_ == "DATE" and _is_calendar(ent)]
+    calendar = [_with_day(ent) for ent in doc.ents if ent.label_ == "DATE" and _is_calendar(ent)]
     for ent in calendar:
-        date = _date_of(ent)
-        if date is not None:
+        dated = _dated_parts(ent)
+        for part, date in dated:
             add(
                 Specific(
                     Kind.DATE,
-                    ent.text,
-                    ent.start_char,
-                    ent.end_char,
+                    part.text,
+                    part.start_char,
+                    part.end_char,
                     "date",
                     key=date.key(),
                     date=date,
                 )
             )
-        else:  # a date it cannot read ("6 to 12 April 2015"): its numbers are no amounts
+        if not dated:  # a date it cannot read ("6 to 12 April 2015"): its numbers are no amounts
             taken.append((ent.start_char, ent.end_char))
     for specific in _frequency_words(doc):
         if free(specific.start, specific.end):
@@ -244,6 +244,40 @@ def _is_calendar(ent: Span) -> bool:
     return any(_YEAR.fullmatch(w) for w in words) and not any(
         stem(w) in PERIOD_NOUNS or w in FREQUENCY_WORDS for w in words
     )
+
+
+_RANGE_WORDS = frozenset({"to", "through", "until", "till", "-", "\u2013", "\u2014", "and"})
+
+
+def _with_day(ent: Span) -> Span:
+    """The entity with the day number the tagger left before its month ("29" of "Detail: 29
+    May 2026")."""
+    before = ent.doc[ent.start - 1] if ent.start > 0 else None
+    if (
+        before is not None
+        and before.text.isdigit()
+        and 1 <= int(before.text) <= 31
+        and ent[0].lower_.rstrip(".") in _MONTHS
+    ):
+        return ent.doc[ent.start - 1 : ent.end]
+    return ent
+
+
+def _dated_parts(ent: Span) -> list[tuple[Span, CalendarDate]]:
+    """The dates of a DATE entity: itself, or each end of a range the parser tagged whole
+    ("1 April 2025 to 31 March 2026"), when every end is a date of its own."""
+    date = _date_of(ent)
+    if date is not None:
+        return [(ent, date)]
+    cuts = [t.i for t in ent if t.lower_ in _RANGE_WORDS]
+    if not cuts:
+        return []
+    bounds = [ent.start, *(i for c in cuts for i in (c, c + 1)), ent.end]
+    parts = [ent.doc[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True) if b > a]
+    dated = [(part, _date_of(part)) for part in parts]
+    if len(dated) < 2 or any(d is None or d.month is None for _, d in dated):
+        return []
+    return [(part, d) for part, d in dated if d is not None]
 
 
 def _date_of(ent: Span) -> CalendarDate | None:

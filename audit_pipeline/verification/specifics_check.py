@@ -192,10 +192,16 @@ def _ground_value(
     loose_keys: set[tuple[str, float]],
     located_units: Sequence[EvidenceUnit],
     weight: Mapping[str, float],
+    siblings: Sequence[Specific] = (),
 ) -> SpecificFinding:
     """Grounded when the evidence states the same value anywhere, unless a table says the
     value belongs to another column ("4 hours" is the RTO, the RPO column says 1 hour). Where it
-    states the value nowhere, a differing value about the same thing is a clash."""
+    states the value nowhere, a differing value about the same thing is a clash.
+
+    A differing evidence value that the claim states too (``siblings``: its other specifics) is
+    no rival: "DOT 4 only; DOT 5 must never be used" names both, and a parse that hangs "DOT 4"
+    on the DOT 5 clause must not read the evidence's "DOT 5" as its other value. A table cell
+    still is: its row and column say what it is about, so swapped cells clash."""
     best_equal: tuple[float, int, _Located] | None = None
     best_other: tuple[float, int, _Located] | None = None
     for candidate in located:
@@ -210,6 +216,8 @@ def _ground_value(
             score = max(score, sum(weight.get(w, 1.0) for w in around))
             if best_equal is None or score > best_equal[0]:
                 best_equal = (score, shared, candidate)
+        elif candidate.unit.about is None and any(_equal(s, candidate.specific) for s in siblings):
+            continue
         elif best_other is None or score > best_other[0]:
             best_other = (score, shared, candidate)
     if best_equal is not None:
@@ -222,8 +230,21 @@ def _ground_value(
             and best_equal[2].unit.about is not None
         )
         margin = 1.0 if tabled else EQUAL_ALIGNMENT_SHARE
+        # A sentence stating the same value about everything the claim says it is about
+        # (its whole context) is not outweighed by another sentence: the evidence may state
+        # two periods or two dates about one subject ("covers 1 April 2025 to 31 March 2026";
+        # "the next period covers 1 April 2026 through …").
+        # A full calendar date ("29 May 2026") found as such is grounded wherever it stands:
+        # the same day is rarely stated about something else.
+        whole = (not tabled and best_equal[1] >= len(roots(specific.context))) or (
+            best_equal[2].specific.date is not None
+            and best_equal[2].specific.date.day is not None
+            and specific.date is not None
+            and specific.date.day is not None
+        )
         outweighed = (
-            best_other is not None
+            not whole
+            and best_other is not None
             and _aligned(specific, best_other[1])
             and best_equal[0] < margin * best_other[0]
         )
@@ -413,7 +434,8 @@ def check_specifics(claim: str, units: Sequence[EvidenceUnit]) -> tuple[Specific
         if loose is None:
             loose = set().union(*(quantity_keys(u.text) for u in units))
         weight = weight if weight is not None else _weights(units)
-        findings.append(_ground_value(specific, located, loose, units, weight))
+        siblings = [s for s in specifics if s is not specific and s.kind is specific.kind]
+        findings.append(_ground_value(specific, located, loose, units, weight, siblings))
     return tuple(findings)
 
 

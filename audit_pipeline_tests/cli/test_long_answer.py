@@ -39,7 +39,10 @@ def test_a_2_mb_answer_of_one_true_sentence_does_not_turn_block_into_deploy(
 
     assert result.returncode == 1, result.stderr
     summary = json.loads(out.read_text())
-    assert summary["decision"] == "block" and summary["risk"] > 0.25
+    # Risk is per answer: 4 of the 11 answers hallucinate, so it stays near their share. Were it
+    # weighted by claims, the 40 true claims kept of the long answer (or its 36,000 uncapped)
+    # would pull it towards 0.
+    assert summary["decision"] == "block" and summary["risk"] >= 0.2
     assert summary["claims_cap"]["max_per_answer"] == 40
     assert summary["claims_cap"]["capped_answers"] == 1
     assert summary["claims_cap"]["dropped"] > 30_000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -164,9 +165,12 @@ def test_a_batch_keeps_order_and_generates_once(bot: VaultBotTarget) -> None:
     replies = bot.answer_batch(requests)
 
     new_calls = register_local_provider().batcher("smollm2-135m-instruct").batch_sizes - calls
-    assert new_calls == {2: 1}  # both answerable questions in one generate call
-    assert isinstance(bot, BatchTarget) and supports_batches(bot)
     first, second, third = replies
+    # Both answerable questions in one generate call; the guardrail regenerates the answers it
+    # refuses in one more call of their own.
+    regenerated = [r for r in (first, third) if getattr(r, "guardrail_attempts", 0) == 2]
+    assert new_calls == Counter({2: 1} | ({len(regenerated): 1} if regenerated else {}))
+    assert isinstance(bot, BatchTarget) and supports_batches(bot)
     assert isinstance(first, TargetReply) and isinstance(third, TargetReply)
     assert second.text.startswith(bot.config.fallback_sentence)  # + "Did you mean: ...?"
     assert (second.citations, second.context) == ((), ())

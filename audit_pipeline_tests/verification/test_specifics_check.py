@@ -61,3 +61,15 @@ def test_the_same_value_in_the_same_unit_must_be_the_same_number() -> None:
     assert statuses("Inventory accuracy is at least 99.5%.", evidence)["99.5%"] is (
         Grounding.GROUNDED
     )
+
+
+def test_a_value_the_claim_itself_states_is_no_rival_but_a_swapped_cell_is() -> None:
+    """ "DOT 4 only; DOT 5 … never" names both grades: the evidence's DOT 5 sentence cannot be
+    DOT 4's other value, however the parse hangs "DOT 4" on the DOT 5 clause."""
+    brakes = "Use DOT 4 brake fluid only. DOT 5 silicone fluid must never be used in this system."
+    found = statuses("DOT 4 only; DOT 5 silicone fluid must never be used.", brakes)
+    assert set(found.values()) == {Grounding.GROUNDED}
+    wrong = statuses("DOT 3 only; DOT 5 silicone fluid must never be used.", brakes)
+    assert wrong["DOT 3"] is not Grounding.GROUNDED
+    swapped = statuses("The Ledger module's RPO is 4 hours and its RTO is 1 hour.", CONTINUITY)
+    assert swapped["4 hours"] is Grounding.CLASH
