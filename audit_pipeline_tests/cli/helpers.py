@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -64,3 +65,11 @@ def cli_with_read_only(
     if "mount" in result.stderr and "permission denied" in result.stderr.lower():
         return None
     return result
+
+
+def assert_only_progress_lines(stderr: str) -> None:
+    """As quiet as a run in one process: nothing on stderr but the progress lines (a line per
+    stage, read from the run's events, so step processes and cluster workers report too)."""
+    lines = stderr.strip().splitlines()
+    assert lines and all(re.match(r"\[\s*\d+\.\ds\] ", line) for line in lines), stderr
+    assert any(" verdicts done in " in line for line in lines), stderr

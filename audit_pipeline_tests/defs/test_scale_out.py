@@ -9,7 +9,6 @@ step process) must write the same claims, evidence and verdicts as one batch in 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from dagster import Definitions, GraphDefinition
 from audit_pipeline.commands.run_audit import RunOptions, run_audit
 from audit_pipeline.config import load_config
 from audit_pipeline.defs.graph import build_definitions
-from audit_pipeline_tests.cli.helpers import cli
+from audit_pipeline_tests.cli.helpers import assert_only_progress_lines, cli
 from audit_pipeline_tests.defs.batch_rows import (
     BATCH_STEPS,
     assert_rows_of_one_process,
@@ -71,11 +70,7 @@ def test_two_batches_in_two_processes_write_the_rows_of_one(tmp_path: Path) -> N
     summary = tmp_path / "batched.json"
     second = cli(batched, "run", "--processes", "2", "--report-only", "--json", str(summary))
     assert second.returncode == 0, second.stderr
-    # As quiet as a run in one process: nothing but the progress lines (a line per stage,
-    # read from the run's events, so step processes report too).
-    lines = second.stderr.strip().splitlines()
-    assert lines and all(re.match(r"\[\s*\d+\.\ds\] ", line) for line in lines), second.stderr
-    assert any(" verdicts done in " in line for line in lines)
+    assert_only_progress_lines(second.stderr)
     assert json.loads(summary.read_text())["decision"] == first.outcome.decision
 
     # Each batch ran as its own step in its own process, apart from the planning step.
