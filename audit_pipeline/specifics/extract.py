@@ -221,7 +221,13 @@ def _extract(text: str, doc: Doc) -> list[Specific]:
                 )
                 add(name)
     # Another value describes another fact; a name is what a fact is about, so it stays.
-    values = [(s.start, s.end) for s in found if s.kind not in (Kind.NAME, Kind.IDENTIFIER)]
+    # A bare year ("2026 research leave applications") names which one, like a name does.
+    values = [
+        (s.start, s.end)
+        for s in found
+        if s.kind not in (Kind.NAME, Kind.IDENTIFIER)
+        and not (s.kind is Kind.DATE and s.date is not None and s.date.month is None)
+    ]
     out = [
         _with_context(specific, doc, [v for v in values if v != (specific.start, specific.end)])
         for specific in found
@@ -584,11 +590,12 @@ def context_stems(
             if any(t.i in blocked for t in subtree):
                 continue
             words.extend(subtree)
-    # The specific's own modifiers ("the 30-day export window": window describes 30 days).
+    # The specific's own modifiers ("the 30-day export window": window describes 30 days;
+    # "16 weeks of paid partner leave": what the weeks are of).
     for token in span:
         for child in token.children:
-            if child.i not in own and child.dep_ in ("compound", "amod", "nmod"):
-                words.extend(child.subtree)
+            if child.i not in own and child.dep_ in ("compound", "amod", "nmod", "prep"):
+                words.extend(child.subtree)  # another specific's own words are left out below
     text = " ".join(t.text for t in words if t.i not in own and t.i not in blocked)
     return frozenset(s for s in content_stems(text) if s not in STOPWORDS)
 

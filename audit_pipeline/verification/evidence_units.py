@@ -25,13 +25,16 @@ class EvidenceUnit:
     """A sentence or table cell of one passage.
 
     ``about`` is set for a table cell: the content stems of its row label and column header,
-    which is all its values are said about.
+    and of the heading the table stands under, which is all its values are said about.
+    ``cell`` is the row label and column header alone: what tells one cell of a table from
+    another (the heading is the same for all of them).
     """
 
     text: str
     chunk_id: str
     stems: frozenset[str]
     about: frozenset[str] | None = None
+    cell: frozenset[str] | None = None
 
 
 def _cells(line: str) -> list[str]:
@@ -96,11 +99,13 @@ def _row_units(
             chunk_id,
             row_stems,
             frozenset(content_stems(f"{header[0]} {label}")),
+            frozenset(content_stems(f"{header[0]} {cells[0]}")),
         )
     ]
     for column, cell in zip(header[1:], cells[1:], strict=True):
         about = frozenset(content_stems(f"{label} {column}"))
-        units.append(EvidenceUnit(f"{cells[0]}, {column}: {cell}", chunk_id, row_stems, about))
+        own = frozenset(content_stems(f"{cells[0]} {column}"))
+        units.append(EvidenceUnit(f"{cells[0]}, {column}: {cell}", chunk_id, row_stems, about, own))
     return units
 
 

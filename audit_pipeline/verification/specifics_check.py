@@ -47,6 +47,8 @@ MIN_SHARED_SHARE = 0.5
 ROOT_LETTERS = 6
 # A matching value counts unless a differing one is clearly better aligned.
 EQUAL_ALIGNMENT_SHARE = 0.75
+# The shortest word start that matches a longer form of the same word.
+PREFIX_LETTERS = 4
 _VALUE_HINTS = frozenset(FREQUENCY_WORDS) | frozenset(PERIOD_NOUNS) | NUMBER_WORDS | frozenset(
     ["january", "february", "march", "april", "may", "june", "july", "august", "september",
      "october", "november", "december", "once", "twice", "every", "each"]
@@ -119,6 +121,20 @@ def roots(stems: frozenset[str]) -> frozenset[str]:
     return frozenset(s[:ROOT_LETTERS] for s in stems)
 
 
+def shared_roots(claim: frozenset[str], evidence: frozenset[str]) -> frozenset[str]:
+    """The claim's roots that the evidence has, as they are or as the start of a longer
+    form of at least four letters ("driv" of "drivers", "loader" of "load"): the stemmer
+    leaves agent nouns and some inflections apart."""
+    exact = claim & evidence
+    rest = [w for w in claim - exact if len(w) >= PREFIX_LETTERS]
+    if not rest:
+        return exact
+    longer = [e for e in evidence - exact if len(e) >= PREFIX_LETTERS]
+    return exact | frozenset(
+        w for w in rest if any(e.startswith(w) or w.startswith(e) for e in longer)
+    )
+
+
 def _alignment(
     specific: Specific, located: _Located, weight: Mapping[str, float]
 ) -> tuple[int, float]:
@@ -126,10 +142,19 @@ def _alignment(
     the whole unit's words breaking ties): a word every sentence of the evidence uses (the
     company's name) says little about which of them the claim's value is about."""
     context = roots(specific.context)
-    shared = context & roots(_context_of(located))
-    around = context & roots(located.unit.stems)
+    shared = shared_roots(context, roots(_context_of(located)))
+    around = shared_roots(context, roots(located.unit.stems))
     score = sum(weight.get(w, 1.0) for w in shared) + 0.25 * sum(weight.get(w, 1.0) for w in around)
     return len(shared), score
+
+
+def _cell_score(specific: Specific, located: _Located, weight: Mapping[str, float]) -> float | None:
+    """How much of what the claim says its value is about a table cell's row label and
+    column header name (None for a sentence)."""
+    if located.unit.cell is None:
+        return None
+    cell = roots(located.unit.cell)
+    return sum(weight.get(w, 1.0) for w in shared_roots(roots(specific.context), cell))
 
 
 def _weights(units: Sequence[EvidenceUnit]) -> dict[str, float]:
@@ -202,61 +227,70 @@ def _ground_value(
     no rival: "DOT 4 only; DOT 5 must never be used" names both, and a parse that hangs "DOT 4"
     on the DOT 5 clause must not read the evidence's "DOT 5" as its other value. A table cell
     still is: its row and column say what it is about, so swapped cells clash."""
-    best_equal: tuple[float, int, _Located] | None = None
+    best_equal: tuple[float, int, _Located, bool] | None = None
     best_other: tuple[float, int, _Located] | None = None
+    # The best (cell score, alignment) of an equal value among table cells, and of a
+    # differing one with its shared words and place.
+    equal_cell: tuple[float, float] | None = None
+    other_cell: tuple[float, float, int, _Located] | None = None
     for candidate in located:
         if not _comparable(specific, candidate.specific):
             continue
         shared, score = _alignment(specific, candidate, weight)
+        cell = _cell_score(specific, candidate, weight)
         if _equal(specific, candidate.specific):
             # The same value in a sentence that says what the claim says it about counts, even
             # where the parse attaches the value elsewhere in it.
-            around = roots(specific.context) & roots(candidate.unit.stems)
+            context = roots(specific.context)
+            whole = shared >= len(context)
+            around = shared_roots(context, roots(candidate.unit.stems))
             shared = max(shared, len(around))
             score = max(score, sum(weight.get(w, 1.0) for w in around))
             if best_equal is None or score > best_equal[0]:
-                best_equal = (score, shared, candidate)
-        elif candidate.unit.about is None and any(_equal(s, candidate.specific) for s in siblings):
+                best_equal = (score, shared, candidate, whole)
+            if cell is not None:
+                equal_cell = max((cell, score), equal_cell or (0.0, 0.0))
             continue
-        elif best_other is None or score > best_other[0]:
+        if candidate.unit.about is None and any(_equal(s, candidate.specific) for s in siblings):
+            continue
+        if cell is not None and (other_cell is None or (cell, score) > other_cell[:2]):
+            other_cell = (cell, score, shared, candidate)
+        if best_other is None or score > best_other[0]:
             best_other = (score, shared, candidate)
     if best_equal is not None:
         # The same value said about something less related does not outweigh a differing
         # value clearly about this thing; in a table, where a value's row and column say
-        # exactly what it is about, the better aligned cell decides.
-        tabled = (
-            best_other is not None
-            and best_other[2].unit.about is not None
-            and best_equal[2].unit.about is not None
-        )
-        margin = 1.0 if tabled else EQUAL_ALIGNMENT_SHARE
-        # A sentence stating the same value about everything the claim says it is about
-        # (its whole context) is not outweighed by another sentence: the evidence may state
-        # two periods or two dates about one subject ("covers 1 April 2025 to 31 March 2026";
-        # "the next period covers 1 April 2026 through …").
-        # A full calendar date ("29 May 2026") found as such is grounded wherever it stands:
-        # the same day is rarely stated about something else.
-        whole = (not tabled and best_equal[1] >= len(roots(specific.context))) or (
-            best_equal[2].specific.date is not None
-            and best_equal[2].specific.date.day is not None
-            and specific.date is not None
-            and specific.date.day is not None
-        )
-        outweighed = (
-            not whole
-            and best_other is not None
-            and _aligned(specific, best_other[1])
-            and best_equal[0] < margin * best_other[0]
-        )
-        if not outweighed:
-            unit = best_equal[2].unit
+        # exactly what it is about, the cell whose row and column match the claim better
+        # decides (the heading above a table is the same for all its cells), and between
+        # equally matching cells of two tables, the one under the better matching heading.
+        rival = best_other
+        if best_equal[2].unit.cell is not None and equal_cell and other_cell:
+            outweighed = _aligned(specific, other_cell[2]) and equal_cell < other_cell[:2]
+            rival = (other_cell[1], other_cell[2], other_cell[3])
+        else:
+            # A sentence whose parse says the same value is about everything the claim says
+            # it is about (its whole context) is not outweighed by another sentence: the
+            # evidence may state two periods or two dates about one subject ("covers 1 April
+            # 2025 to 31 March 2026"; "the next period covers 1 April 2026 through …").
+            outweighed = (
+                not best_equal[3]
+                and best_other is not None
+                and _aligned(specific, best_other[1])
+                and best_equal[0] < EQUAL_ALIGNMENT_SHARE * best_other[0]
+            )
+        if outweighed and rival is not None:
+            other = rival[2]
             return SpecificFinding(
                 specific,
-                Grounding.GROUNDED,
-                best_equal[2].specific.surface,
-                unit.text,
-                unit.chunk_id,
+                Grounding.CLASH,
+                other.specific.surface,
+                other.unit.text,
+                other.unit.chunk_id,
             )
+        unit = best_equal[2].unit
+        return SpecificFinding(
+            specific, Grounding.GROUNDED, best_equal[2].specific.surface, unit.text, unit.chunk_id
+        )
     if specific.kind is Kind.COUNT and _count_stated(specific, located_units):
         # A count whose number the evidence states beside the counted word in another form
         # ("stars: 2.5" for "2.5 stars"): a record or a list rarely says it as a phrase.
@@ -385,7 +419,7 @@ def _ground_name(
     for unit in units:
         if _RECORD_LINE.match(unit.text):
             continue  # a record's key names a field, not who did what
-        shared = len(roots(specific.context) & roots(unit.stems))
+        shared = len(shared_roots(roots(specific.context), roots(unit.stems)))
         if best is None or shared > best[0]:
             best = (shared, unit)
     if best is not None and _aligned(specific, best[0]):
@@ -434,7 +468,13 @@ def check_specifics(claim: str, units: Sequence[EvidenceUnit]) -> tuple[Specific
         if loose is None:
             loose = set().union(*(quantity_keys(u.text) for u in units))
         weight = weight if weight is not None else _weights(units)
-        siblings = [s for s in specifics if s is not specific and s.kind is specific.kind]
+        siblings = [
+            s
+            for s in specifics
+            if s is not specific
+            and s.kind is specific.kind
+            and not (s.date is not None and s.date.month is None)  # a bare year
+        ]
         findings.append(_ground_value(specific, located, loose, units, weight, siblings))
     return tuple(findings)
 

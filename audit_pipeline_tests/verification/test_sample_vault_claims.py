@@ -99,6 +99,8 @@ PARAPHRASES = [
     "Key encryption keys are rotated annually.",
     "Authentication events are retained for 13 months.",
     "Our SOC 2 Type II report was issued by Harrow & Vale LLP on 29 May 2026.",
+    # The vault states this period twice (table and FAQ) and the bridge letter's next to it.
+    "It covers the twelve-month audit period from 1 April 2025 through 31 March 2026.",
     "A lost laptop must be reported to the Security team within 60 minutes.",
     "The Ledger module's RPO is 1 hour.",
     "The Ledger module's recovery time objective is 4 hours.",
