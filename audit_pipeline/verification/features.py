@@ -19,7 +19,7 @@ from itertools import pairwise
 import numpy as np
 
 from audit_pipeline.embedding import Embedder, MemoEmbedder
-from audit_pipeline.specifics.extract import extract_many
+from audit_pipeline.specifics.extract import Kind, extract_many
 from audit_pipeline.specifics.quantities import (
     Quantity,
     is_near,
@@ -33,7 +33,12 @@ from audit_pipeline.verification.entailment import EntailmentModel
 from audit_pipeline.verification.evidence_units import evidence_units
 from audit_pipeline.verification.fields import FieldCheck, boolean_fields, check_fields
 from audit_pipeline.verification.lexicon import is_descriptive, rarity
-from audit_pipeline.verification.polarity import PolarityFinding, PolarityReading, check_polarity
+from audit_pipeline.verification.polarity import (
+    MIN_SHARED,
+    PolarityFinding,
+    PolarityReading,
+    check_polarity,
+)
 from audit_pipeline.verification.rewrites import RewriteEdit, closest_rewrite, evidence_words
 from audit_pipeline.verification.signals import (
     ANTONYMS,
@@ -53,6 +58,7 @@ from audit_pipeline.verification.specifics_check import (
     SpecificFinding,
     check_specifics,
     in_evidence_wording,
+    might_hold_values,
 )
 from audit_pipeline.verification.windows import claim_window, evidence_sentences
 
@@ -569,9 +575,22 @@ def checked_facts(
 ) -> list[tuple[tuple[SpecificFinding, ...], PolarityReading]]:
     """The checked facts of each claim against all its evidence: its specifics
     (``specifics_check.py``) and its polarity (``polarity.py``)."""
-    extract_many(list(claims))  # parse the claims in one batch
-    out = []
-    for claim, passages in zip(claims, evidence, strict=True):
-        units = evidence_units(passages)
-        out.append((check_specifics(claim, units), check_polarity(claim, units)))
-    return out
+    found = extract_many(list(claims))  # parse the claims in one batch
+    unit_sets = [evidence_units(passages) for passages in evidence]
+    # The evidence sentences the checks will read (those with values for a claim with values,
+    # those sharing words with the claim for polarity), parsed in one batch too: spaCy reads a
+    # batch of texts faster than the same texts a claim at a time.
+    wanted: set[str] = set()
+    for claim, specifics, units in zip(claims, found, unit_sets, strict=True):
+        values = any(s.kind is not Kind.NAME for s in specifics)
+        stems = frozenset(content_stems(claim))
+        wanted.update(
+            u.text
+            for u in units
+            if (values and might_hold_values(u.text)) or len(stems & u.stems) >= MIN_SHARED
+        )
+    extract_many(sorted(wanted))
+    return [
+        (check_specifics(claim, units), check_polarity(claim, units))
+        for claim, units in zip(claims, unit_sets, strict=True)
+    ]

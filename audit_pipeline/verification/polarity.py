@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from audit_pipeline.specifics.language import parse_many
@@ -237,6 +238,12 @@ def _clauses(doc: Doc) -> list[_Clause]:
     return [_clause(head) for head in _clause_heads(doc)]
 
 
+@lru_cache(maxsize=8192)
+def _clauses_of(text: str) -> tuple[_Clause, ...]:
+    """The clauses of an evidence sentence, read once for all the claims it is compared with."""
+    return tuple(_clauses(parse_many([text])[0]))
+
+
 def _coverage(claim: _Clause, other: _Clause) -> tuple[float, int] | None:
     """How much of what the claim clause says the evidence clause says too, or None when they
     are not about the same act: two deontic clauses are compared on their arguments (what is
@@ -295,12 +302,12 @@ def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityReading
     ]
     if not candidates:
         return PolarityReading()
-    docs = parse_many([u.text for u in candidates])
+    parse_many([u.text for u in candidates])  # the new ones in one batch
     agrees = False
     for clause in claim_clauses:
         best: tuple[tuple[float, int], _Clause, EvidenceUnit] | None = None
-        for unit, doc in zip(candidates, docs, strict=True):
-            for other in _clauses(doc):
+        for unit in candidates:
+            for other in _clauses_of(unit.text):
                 coverage = _coverage(clause, other)
                 if coverage is not None and (best is None or coverage > best[0]):
                     best = (coverage, other, unit)

@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from audit_pipeline.specifics.extract import (
     Kind,
@@ -96,14 +97,14 @@ class _Located:
     unit: EvidenceUnit
 
 
-def _might_hold_values(text: str) -> bool:
+def might_hold_values(text: str) -> bool:
     return any(ch.isdigit() for ch in text) or any(
         word in _VALUE_HINTS for word in _LETTERS.findall(text.lower())
     )
 
 
 def _located(units: Sequence[EvidenceUnit]) -> list[_Located]:
-    todo = [u for u in units if _might_hold_values(u.text)]
+    todo = [u for u in units if might_hold_values(u.text)]
     found = extract_many([u.text for u in todo])
     return [
         _Located(s, unit) for unit, specifics in zip(todo, found, strict=True) for s in specifics
@@ -361,7 +362,12 @@ class _EvidenceWords:
 
 
 def _evidence_words(units: Sequence[EvidenceUnit]) -> _EvidenceWords:
-    text = "\n".join(u.text for u in units)
+    return _words_of("\n".join(u.text for u in units))
+
+
+@lru_cache(maxsize=256)
+def _words_of(text: str) -> _EvidenceWords:
+    """The words of one claim's evidence; the claims of one answer often share it."""
     words = frozenset(name_words(text)) | frozenset(t.lower() for t in raw_tokens(text))
     return _EvidenceWords(
         text.lower(),
