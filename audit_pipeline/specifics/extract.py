@@ -536,10 +536,19 @@ def _counted_noun(doc: Doc, start: int, end: int) -> str | None:
     return None
 
 
+_DISCOURSE_WORDS = frozenset(
+    stem(w) for w in ("answer", "question", "response", "reply", "result", "short", "simple")
+)
+
+
 def _with_context(specific: Specific, doc: Doc, others: Sequence[tuple[int, int]]) -> Specific:
     context = context_stems(doc, specific.start, specific.end, others)
     if specific.kind is Kind.COUNT:  # the counted noun is the count's unit, not its subject
         context -= {stem(specific.dimension.removeprefix("count:"))}
+    if context <= _DISCOURSE_WORDS:
+        # "The answer is: 35 days" says nothing of what the days are about; matching "answer"
+        # to "questions are answered within 5 business days" would invent a rival.
+        context = frozenset()
     return replace(specific, context=context)
 
 

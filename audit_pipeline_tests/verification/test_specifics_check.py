@@ -73,3 +73,14 @@ def test_a_value_the_claim_itself_states_is_no_rival_but_a_swapped_cell_is() -> 
     assert wrong["DOT 3"] is not Grounding.GROUNDED
     swapped = statuses("The Ledger module's RPO is 4 hours and its RTO is 1 hour.", CONTINUITY)
     assert swapped["4 hours"] is Grounding.CLASH
+
+
+def test_a_value_said_of_nothing_but_the_answer_has_no_rival() -> None:
+    """ "The answer is: 35 days" says nothing of what the days are about: "answer" must not
+    pair it with "questions are answered within 5 business days"."""
+    evidence = (
+        "Daily snapshots are retained for 35 days and then expire automatically. "
+        "Follow-up questions on a completed questionnaire are answered within 5 business days."
+    )
+    assert statuses("The answer is: 35 days", evidence)["35 days"] is Grounding.GROUNDED
+    assert statuses("The answer is: 30 days", evidence)["30 days"] is not Grounding.GROUNDED
