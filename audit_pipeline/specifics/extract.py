@@ -132,6 +132,11 @@ class Specific:
         """A value on a scale (compared by number), not a name or identifier (compared by text)."""
         return self.kind not in (Kind.NAME, Kind.IDENTIFIER, Kind.DATE)
 
+    @property
+    def is_bare_year(self) -> bool:
+        """A year alone ("2026 research leave"): it names which one, like a name does."""
+        return self.date is not None and self.date.month is None
+
     def name_words(self) -> tuple[str, ...]:
         """The words that tell this name from others (generic company words left out)."""
         return tuple(w for w in self.key.split() if w not in GENERIC_NAME_WORDS)
@@ -221,12 +226,10 @@ def _extract(text: str, doc: Doc) -> list[Specific]:
                 )
                 add(name)
     # Another value describes another fact; a name is what a fact is about, so it stays.
-    # A bare year ("2026 research leave applications") names which one, like a name does.
     values = [
         (s.start, s.end)
         for s in found
-        if s.kind not in (Kind.NAME, Kind.IDENTIFIER)
-        and not (s.kind is Kind.DATE and s.date is not None and s.date.month is None)
+        if s.kind not in (Kind.NAME, Kind.IDENTIFIER) and not s.is_bare_year
     ]
     out = [
         _with_context(specific, doc, [v for v in values if v != (specific.start, specific.end)])

@@ -234,6 +234,7 @@ def _ground_value(
     # differing one with its shared words and place.
     equal_cell: tuple[float, float] | None = None
     other_cell: tuple[float, float, int, _Located] | None = None
+    context = roots(specific.context)
     for candidate in located:
         if not _comparable(specific, candidate.specific):
             continue
@@ -242,7 +243,6 @@ def _ground_value(
         if _equal(specific, candidate.specific):
             # The same value in a sentence that says what the claim says it about counts, even
             # where the parse attaches the value elsewhere in it.
-            context = roots(specific.context)
             whole = shared >= len(context)
             around = shared_roots(context, roots(candidate.unit.stems))
             shared = max(shared, len(around))
@@ -264,10 +264,10 @@ def _ground_value(
         # exactly what it is about, the cell whose row and column match the claim better
         # decides (the heading above a table is the same for all its cells), and between
         # equally matching cells of two tables, the one under the better matching heading.
-        rival = best_other
+        rival = best_other[2] if best_other is not None else None
         if best_equal[2].unit.cell is not None and equal_cell and other_cell:
             outweighed = _aligned(specific, other_cell[2]) and equal_cell < other_cell[:2]
-            rival = (other_cell[1], other_cell[2], other_cell[3])
+            rival = other_cell[3]
         else:
             # A sentence whose parse says the same value is about everything the claim says
             # it is about (its whole context) is not outweighed by another sentence: the
@@ -280,13 +280,12 @@ def _ground_value(
                 and best_equal[0] < EQUAL_ALIGNMENT_SHARE * best_other[0]
             )
         if outweighed and rival is not None:
-            other = rival[2]
             return SpecificFinding(
                 specific,
                 Grounding.CLASH,
-                other.specific.surface,
-                other.unit.text,
-                other.unit.chunk_id,
+                rival.specific.surface,
+                rival.unit.text,
+                rival.unit.chunk_id,
             )
         unit = best_equal[2].unit
         return SpecificFinding(
@@ -406,13 +405,12 @@ def _spelled_otherwise(word: str, words: frozenset[str]) -> bool:
     a transliteration, not another name. Short words differ by one letter too often."""
     if len(word) < 6:
         return False
-    for index in range(len(word) + 1):
-        for other in words:
-            if abs(len(other) - len(word)) == 1 and (
-                other[:index] + other[index + 1 :] == word
-                or word[:index] + word[index + 1 :] == other
-            ):
-                return True
+    for other in words:
+        if abs(len(other) - len(word)) != 1:
+            continue
+        shorter, longer = sorted((word, other), key=len)
+        if any(longer[:i] + longer[i + 1 :] == shorter for i in range(len(longer))):
+            return True
     return False
 
 
@@ -477,9 +475,7 @@ def check_specifics(claim: str, units: Sequence[EvidenceUnit]) -> tuple[Specific
         siblings = [
             s
             for s in specifics
-            if s is not specific
-            and s.kind is specific.kind
-            and not (s.date is not None and s.date.month is None)  # a bare year
+            if s is not specific and s.kind is specific.kind and not s.is_bare_year
         ]
         findings.append(_ground_value(specific, located, loose, units, weight, siblings))
     return tuple(findings)
