@@ -169,7 +169,7 @@ def _warehouse(config: AuditConfig) -> Warehouse:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from audit_pipeline.reports.write import write_outcome_report
-    from audit_pipeline.scoring.history import UnknownAuditError, load_outcome
+    from audit_pipeline.runs.history import UnknownAuditError, load_outcome
 
     _, config = _load(args)
     warehouse = _warehouse(config)

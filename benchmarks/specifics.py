@@ -38,19 +38,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim, audit_claim_id
+from audit_pipeline.claims.audit_claims import audit_claim_id
 from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.embedding import Embedder, SentenceTransformerEmbedder
-from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Verdict
+from audit_pipeline.runs.detection_batches import EvidenceWork, find_evidence
 from audit_pipeline.vault.chunking import chunk_documents
 from audit_pipeline.vault.documents import scan_vault
 from audit_pipeline.verification.audit_verdicts import verify_claims
 from audit_pipeline.verification.configured import build_verifier
 from audit_pipeline.verification.detection_settings import DetectionSettings
-from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Verdict, Verifier
-from audit_pipeline.warehouse.detection_batches import EvidenceWork, find_evidence
+from audit_pipeline.verification.verdict import Verifier
 from benchmarks.specifics_data import CLAIMS_FILE, DEFAULT_OUT, FABRICATION_KINDS
 
 FABRICATED = "fabricated"

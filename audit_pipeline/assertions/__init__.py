@@ -7,11 +7,7 @@ into ``assertion_results`` rows.
 """
 
 from audit_pipeline.assertions.agreement import check_no_agreement, find_agreement
-from audit_pipeline.assertions.assertion_outcome import (
-    ASSERTION_NAMES,
-    AssertionOutcome,
-    AssertionRow,
-)
+from audit_pipeline.assertions.assertion_outcome import ASSERTION_NAMES, AssertionOutcome
 from audit_pipeline.assertions.assertion_runner import (
     TurnEvaluation,
     evaluate_audit,
@@ -37,6 +33,7 @@ from audit_pipeline.assertions.citation_checks import (
 from audit_pipeline.assertions.content import check_must_not_appear, check_required_signals
 from audit_pipeline.assertions.leaks import LeakHit, check_no_leak, find_leaks
 from audit_pipeline.assertions.vault_catalog import VaultCatalog
+from audit_pipeline.records.assertions import AssertionRow
 
 __all__ = [
     "ASSERTION_NAMES",

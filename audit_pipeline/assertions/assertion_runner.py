@@ -31,7 +31,6 @@ from audit_pipeline.assertions.assertion_outcome import (
     CITATIONS,
     SECRET_ECHO,
     AssertionOutcome,
-    AssertionRow,
 )
 from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.assertions.behavior import check_behavior, is_fallback
@@ -41,14 +40,15 @@ from audit_pipeline.assertions.content import (
     must_not_appear_hits,
     must_not_appear_outcome,
 )
-from audit_pipeline.assertions.denial import CheckedClaim, check_must_not_assert
+from audit_pipeline.assertions.denial import check_must_not_assert
 from audit_pipeline.assertions.leaks import find_leaks, no_leak_outcome
 from audit_pipeline.assertions.pinning import Similarity, check_pinned
 from audit_pipeline.assertions.text_match import quoted
 from audit_pipeline.assertions.vault_catalog import VaultCatalog
+from audit_pipeline.records.assertions import AssertionRow, CheckedClaim
+from audit_pipeline.records.responses import Citation, ResponseRecord
 from audit_pipeline.suites.prompt_suite import PromptSuite, SuiteTurn
-from audit_pipeline.targets.cited_sources import Citation, parse_citations
-from audit_pipeline.targets.response_record import ResponseRecord
+from audit_pipeline.targets.cited_sources import parse_citations
 from audit_pipeline.targets.secrets import redactions_in
 
 TurnKey = tuple[str, int]

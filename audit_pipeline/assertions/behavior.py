@@ -18,7 +18,8 @@ from audit_pipeline.assertions.assertion_outcome import BEHAVIOR, AssertionOutco
 from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.assertions.citation_checks import CitationCheck
 from audit_pipeline.assertions.text_match import fold, join_limited, quoted
-from audit_pipeline.targets.cited_sources import Citation, parse_citations
+from audit_pipeline.records.responses import Citation
+from audit_pipeline.targets.cited_sources import parse_citations
 
 
 @dataclass(frozen=True)

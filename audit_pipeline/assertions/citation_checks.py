@@ -34,7 +34,7 @@ from audit_pipeline.assertions.text_match import (
     word_set,
 )
 from audit_pipeline.assertions.vault_catalog import CatalogEntry, VaultCatalog
-from audit_pipeline.targets.cited_sources import Citation
+from audit_pipeline.records.responses import Citation
 
 LEVEL_NAMES = {1: "source mapping", 2: "file exists", 3: "content correlation"}
 # "p.2", "p. 2", "pp. 1-2", "page 2", "pages 1-2", "page=2" (the PDF open parameter).

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from audit_pipeline.assertions.assertion_outcome import MUST_NOT_ASSERT, AssertionOutcome
 from audit_pipeline.assertions.defaults import NEGATION
 from audit_pipeline.assertions.text_match import find_phrase, fold, join_limited, quoted
+from audit_pipeline.records.assertions import CheckedClaim
 
 SUPPORTED = "supported"
 _PROHIBITION = (
@@ -33,16 +33,6 @@ _PROHIBITION = (
 )
 _CUE = re.compile(rf"{NEGATION}|{_PROHIBITION}", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[;:]|\s[-\u2013\u2014]\s|\b(?:but|whereas|while|however|although)\b")
-
-
-@dataclass(frozen=True)
-class CheckedClaim:
-    """A claim of the answer with its span and the verifier's label (None: not verified)."""
-
-    start: int
-    end: int
-    text: str
-    label: str | None
 
 
 def clause_bounds(text: str, start: int, end: int) -> tuple[int, int]:

@@ -11,29 +11,8 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from audit_pipeline.claims.claim import Claim, ClaimExtractor
-
-
-@dataclass(frozen=True)
-class AnsweredTurn:
-    """A response as the claim, evidence and verification stages see it."""
-
-    prompt_id: str
-    turn: int
-    response: str | None
-    context: tuple[str, ...] | None = None
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class AuditClaim:
-    """A claim of one response of one audit; ``claim_id`` is unique within the audit."""
-
-    claim_id: str
-    prompt_id: str
-    turn: int
-    claim: Claim
-    extractor: str
+from audit_pipeline.claims.claim import ClaimExtractor
+from audit_pipeline.records.claims import AnsweredTurn, AuditClaim, Claim
 
 
 def audit_claim_id(prompt_id: str, turn: int, claim: Claim) -> str:

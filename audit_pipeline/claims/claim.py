@@ -1,29 +1,15 @@
-"""The claim record and the extractor protocol every extractor implements.
+"""Claim ids and the extractor protocol every extractor implements.
 
-A claim is the unit a verifier judges and a report points at, so it carries its exact character
-span in the response: analysts highlight it, and span-level benchmarks score it.
+The claim record itself lives in ``records.claims``: a claim carries its exact character span
+in the response, and ``make_claim`` builds it so text and span can never disagree.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-
-@dataclass(frozen=True)
-class Claim:
-    """One checkable statement of a response; ``response[start:end] == text`` always holds.
-
-    ``kind`` is ``"sentence"`` for a whole sentence (or list item) and ``"clause"`` for a piece
-    of a longer sentence split at ``;`` or a coordinating conjunction.
-    """
-
-    claim_id: str
-    text: str
-    start: int
-    end: int
-    kind: str
+from audit_pipeline.records.claims import Claim
 
 
 def claim_id_for(text: str, start: int, end: int) -> str:

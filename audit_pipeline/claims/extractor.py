@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from audit_pipeline.claims.claim import Claim, make_claim
+from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.claims.filters import (
     LEADING_INTERJECTION,
     citation_holes,
@@ -17,6 +17,7 @@ from audit_pipeline.claims.filters import (
     is_non_factual,
     suggestion_holes,
 )
+from audit_pipeline.records.claims import Claim
 from audit_pipeline.text.sentences import Span, clause_spans, sentence_spans, trim, word_count
 
 _BULLET = re.compile(r"^\s*(?:[-*+•‣◦▪]|\d{1,3}[.)]|[A-Za-z][.)])\s+")

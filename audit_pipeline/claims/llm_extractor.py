@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from audit_pipeline.claims.claim import Claim, make_claim
+from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.claims.extractor import SentenceClaimExtractor
 from audit_pipeline.claims.span_alignment import locate
 from audit_pipeline.llm.litellm_io import (
@@ -24,6 +24,7 @@ from audit_pipeline.llm.litellm_io import (
     new_fence_tag,
     parse_json_object,
 )
+from audit_pipeline.records.claims import Claim
 
 SCHEMA_HINT = '{"claims": [{"text": "<a claim copied from the answer>"}, ...]}'
 _SYSTEM = """You extract the checkable factual claims from a chatbot's ANSWER for an audit.

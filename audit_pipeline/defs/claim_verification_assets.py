@@ -8,7 +8,7 @@ With ``detection.batches: N`` above 1, ``evidence`` and ``verdicts`` are graph-b
 under the same keys: a planning step splits the audit into batches of prompts, one step per
 batch does the expensive work without touching the warehouse (so an executor that runs steps in
 parallel processes or pods runs the batches at once), and one writer step writes every batch's
-rows. The bodies of all those steps are the engine's ``warehouse/detection_batches.py``; the
+rows. The bodies of all those steps are the engine's ``runs/detection_batches.py``; the
 one-step assets call the same functions with one batch.
 """
 
@@ -41,18 +41,12 @@ from audit_pipeline.defs.resources import (
     WarehouseResource,
 )
 from audit_pipeline.defs.vault_index_assets import IndexState
-from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.records.audits import AuditRef
+from audit_pipeline.records.usage import LLMUsage
+from audit_pipeline.records.verdicts import Verdict
 from audit_pipeline.reports.markdown import markdown_table
-from audit_pipeline.verification.cascade import SECOND_STAGE
-from audit_pipeline.verification.configured import (
-    build_extractor,
-    build_verifier,
-    extraction_identity,
-    verifier_identity,
-)
-from audit_pipeline.verification.verdict import Verdict, Verifier
-from audit_pipeline.warehouse.audit_tables import AuditRef, load_responses
-from audit_pipeline.warehouse.detection_batches import (
+from audit_pipeline.runs.carry_over import Verification
+from audit_pipeline.runs.detection_batches import (
     EvidenceWork,
     EvidenceWritten,
     FoundEvidence,
@@ -65,7 +59,15 @@ from audit_pipeline.warehouse.detection_batches import (
     write_found_evidence,
     write_planned_verdicts,
 )
-from audit_pipeline.warehouse.reverification import Verification
+from audit_pipeline.verification.cascade import SECOND_STAGE
+from audit_pipeline.verification.configured import (
+    build_extractor,
+    build_verifier,
+    extraction_identity,
+    verifier_identity,
+)
+from audit_pipeline.verification.verdict import Verifier
+from audit_pipeline.warehouse.audit_tables import load_responses
 from audit_pipeline.warehouse.verdict_tables import answered_turns, kept_claims, write_claims
 
 _WORST = ("stale", "contradicted", "unsupported", "weakly_supported")

@@ -30,12 +30,9 @@ from audit_pipeline.evaluation.golden_run import evaluate_retrieval
 from audit_pipeline.evaluation.retrieval_gate import compare
 from audit_pipeline.evaluation.sources import golden_queries
 from audit_pipeline.reports.markdown import markdown_table
+from audit_pipeline.runs.input_tables import write_retrieval_eval
 from audit_pipeline.vault.documents import VaultScan
-from audit_pipeline.warehouse.evaluation_tables import (
-    new_eval_id,
-    previous_eval,
-    write_retrieval_eval,
-)
+from audit_pipeline.warehouse.evaluation_tables import new_eval_id, previous_eval
 
 GROUP = "evaluation"
 REGRESSION_CHECK = "retrieval_regression"

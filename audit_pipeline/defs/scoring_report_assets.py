@@ -21,17 +21,17 @@ from audit_pipeline.assertions.vault_catalog import VaultCatalog
 from audit_pipeline.defs.resources import AuditResource, VaultIndexResource, WarehouseResource
 from audit_pipeline.defs.suite_response_assets import SelectedSuite
 from audit_pipeline.observability.prometheus import audit_registry, render, write_metrics
+from audit_pipeline.records.audits import AuditRef
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.reports.write import ReportPaths, write_outcome_report
-from audit_pipeline.scoring.audit_outcome import AuditOutcome
-from audit_pipeline.scoring.decide import (
+from audit_pipeline.runs.decide import (
     AssertionsResult,
     check_assertions,
     decide_audit,
     waiver_status,
 )
+from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.vault.documents import VaultScan
-from audit_pipeline.warehouse.audit_tables import AuditRef
 
 GATES = (
     "completeness",

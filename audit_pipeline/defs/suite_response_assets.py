@@ -27,7 +27,9 @@ from audit_pipeline.defs.resources import (
     WarehouseResource,
 )
 from audit_pipeline.defs.vault_index_assets import IndexState
+from audit_pipeline.records.audits import AuditRef
 from audit_pipeline.reports.markdown import markdown_table
+from audit_pipeline.runs.input_tables import write_suite_prompts
 from audit_pipeline.suites.fuzz import fuzz_suite, parse_transformations
 from audit_pipeline.suites.loader import load_suite
 from audit_pipeline.suites.prompt_suite import PromptSuite
@@ -38,12 +40,10 @@ from audit_pipeline.targets.replay import check_recording
 from audit_pipeline.targets.suite_runner import run_suite
 from audit_pipeline.validation.guardrail_validator import guardrail_validator
 from audit_pipeline.warehouse.audit_tables import (
-    AuditRef,
     check_resumable,
     new_audit_id,
     start_audit,
     write_responses,
-    write_suite_prompts,
 )
 
 PROGRESS_LOG = logging.getLogger("audit_pipeline.progress")
@@ -146,7 +146,7 @@ def build_responses_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
             categories=tuple(config.categories),
             ids=tuple(config.ids),
         )
-        suite = ref.select(prompt_suite.suite)
+        suite = prompt_suite.suite.asked_in(ref)
         target = build_target(
             target_name,
             target_config,

@@ -11,9 +11,10 @@ from audit_pipeline.defs.resources import (
     VaultIndexResource,
     WarehouseResource,
 )
-from audit_pipeline.validation.batch import validate_audit
+from audit_pipeline.records.audits import AuditRef
+from audit_pipeline.runs.validations import validate_audit
 from audit_pipeline.vault.documents import VaultScan
-from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_records
+from audit_pipeline.warehouse.audit_tables import load_response_records
 
 
 def build_validation_assets(partitions: PartitionsDefinition) -> list[AssetsDefinition]:

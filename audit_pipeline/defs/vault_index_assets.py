@@ -21,9 +21,9 @@ from audit_pipeline.defs.resources import (
 )
 from audit_pipeline.logs import log_event
 from audit_pipeline.reports.markdown import markdown_table
+from audit_pipeline.runs.input_tables import write_vault_chunks, write_vault_documents
 from audit_pipeline.vault.chunking import Chunk, chunk_documents
 from audit_pipeline.vault.documents import VaultScan, scan_vault
-from audit_pipeline.warehouse.vault_tables import write_vault_chunks, write_vault_documents
 
 VAULT_LOG = logging.getLogger("audit_pipeline.vault")
 

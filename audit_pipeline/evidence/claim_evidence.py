@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim
 from audit_pipeline.embedding import Embedder
 from audit_pipeline.evidence.context import ContextEvidence
-from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
+from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.specifics.extract import Kind, Specific, extract_many
 
 VAULT = "vault"

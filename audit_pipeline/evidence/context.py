@@ -14,7 +14,8 @@ import numpy as np
 
 from audit_pipeline.embedding import Embedder
 from audit_pipeline.evidence.bm25 import BM25
-from audit_pipeline.evidence.passages import ContextPassage, EvidencePassage, dedupe
+from audit_pipeline.evidence.passages import ContextPassage, dedupe
+from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.text.tokens import raw_tokens
 
 LOGGED_CONTEXT = "logged_context"

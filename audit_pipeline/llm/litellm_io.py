@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.records.usage import LLMUsage
 
 _T = TypeVar("_T")
 

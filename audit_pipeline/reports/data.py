@@ -19,8 +19,8 @@ from typing import Any
 
 import duckdb
 
+from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Label
 from audit_pipeline.verification.scorer import LocalModel
-from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Label
 from audit_pipeline.warehouse.store import Warehouse
 
 VERDICT_LABELS: tuple[str, ...] = tuple(str(label) for label in Label)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from audit_pipeline.assertions.assertion_outcome import AssertionRow
+from audit_pipeline.records.assertions import AssertionRow
 from audit_pipeline.reports.data import ReportData, Score
 from audit_pipeline.scoring.audit_summary import AuditSummary, TurnKey, flagged_turns
 from audit_pipeline.scoring.audit_summary import summarize as count_audit

@@ -15,13 +15,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from audit_pipeline.assertions.assertion_outcome import (
-    MUST_NOT_APPEAR,
-    MUST_NOT_ASSERT,
-    AssertionRow,
-)
+from audit_pipeline.assertions.assertion_outcome import MUST_NOT_APPEAR, MUST_NOT_ASSERT
+from audit_pipeline.records.assertions import AssertionRow
+from audit_pipeline.records.responses import ResponseRecord
 from audit_pipeline.scoring.rules import is_fallback_error
-from audit_pipeline.targets.response_record import ResponseRecord
 
 TurnKey = tuple[str, int]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from audit_pipeline.targets.response_record import ResponseRecord
+from audit_pipeline.records.responses import ResponseRecord
 
 
 @dataclass(frozen=True)

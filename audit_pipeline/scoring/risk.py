@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from audit_pipeline.records.verdicts import Label
 from audit_pipeline.scoring.rules import HALLUCINATED, Decision, RiskThresholds
-from audit_pipeline.verification.verdict import Label
 
 LABELS = tuple(str(label) for label in Label)  # supported ... stale, unverifiable
 

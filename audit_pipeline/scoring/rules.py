@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
-from audit_pipeline.verification.verdict import HALLUCINATION_LABELS
+from audit_pipeline.records.verdicts import HALLUCINATION_LABELS
 
 Decision = Literal["deploy", "warn", "block"]
 Zone = Decision

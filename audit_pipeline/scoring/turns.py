@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from audit_pipeline.assertions.assertion_outcome import CITATIONS, AssertionRow
+from audit_pipeline.assertions.assertion_outcome import CITATIONS
 from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.assertions.behavior import is_fallback, is_refusal
+from audit_pipeline.records.assertions import AssertionRow
+from audit_pipeline.records.responses import ResponseRecord
 from audit_pipeline.scoring.audit_summary import flagged_turns
 from audit_pipeline.scoring.risk import TurnOutcome
 from audit_pipeline.suites.prompt_suite import PromptSuite
-from audit_pipeline.targets.response_record import ResponseRecord
 
 
 def turn_outcomes(

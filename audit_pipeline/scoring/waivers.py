@@ -35,8 +35,8 @@ from typing import Any
 
 import yaml
 
-from audit_pipeline.assertions.assertion_outcome import ASSERTION_NAMES, AssertionRow
-from audit_pipeline.assertions.denial import CheckedClaim
+from audit_pipeline.assertions.assertion_outcome import ASSERTION_NAMES
+from audit_pipeline.records.assertions import AssertionRow, CheckedClaim
 from audit_pipeline.scoring.rules import HALLUCINATED
 from audit_pipeline.yaml_keys import DuplicateKeyError, load_unique_keys, yaml_error_where
 

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from audit_pipeline.claims.audit_claims import AuditClaim, audit_claim_id
-from audit_pipeline.targets.response_record import ResponseRecord
+from audit_pipeline.claims.audit_claims import audit_claim_id
+from audit_pipeline.records.claims import AuditClaim
+from audit_pipeline.records.responses import ResponseRecord
 from audit_pipeline.validation.batch import validation_row
 from audit_pipeline.validation.engine import ValidationResult
 from audit_pipeline.warehouse.audit_tables import new_audit_id, response_row

@@ -13,6 +13,8 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from audit_pipeline.records.audits import AuditRef
+
 ExpectedBehavior = Literal[
     "answer_with_citation", "fallback", "reject_or_deflect", "greeting_or_fallback"
 ]
@@ -154,6 +156,12 @@ class PromptSuite:
             if prompt.id == prompt_id:
                 return prompt
         raise KeyError(f"suite {self.name!r} has no prompt {prompt_id!r}")
+
+    def asked_in(self, ref: AuditRef) -> PromptSuite:
+        """The prompts audit ``ref`` asked: all of them, or its ``--category`` / ``--id`` part."""
+        if not (ref.categories or ref.ids):
+            return self
+        return self.filter(categories=ref.categories or None, ids=ref.ids or None)
 
     def filter(
         self,

@@ -1,6 +1,7 @@
 """Targets: the systems under audit (litellm models, HTTP chatbots, recorded answers, the
 built-in vault bot) behind one protocol, and the runner that sends a suite to them."""
 
+from audit_pipeline.records.responses import Citation, ResponseRecord
 from audit_pipeline.targets.base import (
     BatchTarget,
     ChatTurn,
@@ -13,9 +14,8 @@ from audit_pipeline.targets.base import (
     close_target,
 )
 from audit_pipeline.targets.cache import ResponseCache
-from audit_pipeline.targets.cited_sources import Citation, citation_from_label, parse_citations
+from audit_pipeline.targets.cited_sources import citation_from_label, parse_citations
 from audit_pipeline.targets.kinds import build_target
-from audit_pipeline.targets.response_record import ResponseRecord
 from audit_pipeline.targets.suite_runner import run_suite
 from audit_pipeline.targets.target_config import (
     HttpTargetConfig,

@@ -8,27 +8,12 @@ mapping a free-text label to a vault file is left to the assertion step, which k
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
-from typing import Any
+
+from audit_pipeline.records.responses import Citation
 
 _SOURCE = re.compile(r"\[\s*source\s*:\s*([^\]\n]{1,500})\]", re.IGNORECASE)
 _BASED_ON = re.compile(r"\bbased on\s*\[([^\]\n]{1,500})\]", re.IGNORECASE)
 _FILE_NAME = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}$")
-
-
-@dataclass(frozen=True)
-class Citation:
-    """One cited source. ``file`` is None when the label does not name a file (seed form);
-    ``start``/``end`` are None when the target reported the citation outside the text."""
-
-    label: str
-    file: str | None
-    section: str | None
-    start: int | None
-    end: int | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def parse_citations(text: str) -> tuple[Citation, ...]:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import cast
 
 from audit_pipeline.logs import log_event, request_id
+from audit_pipeline.records.responses import Citation, ResponseRecord
 from audit_pipeline.retry import RetryPolicy
 from audit_pipeline.suites.prompt_suite import PromptSuite, SuitePrompt
 from audit_pipeline.targets.base import (
@@ -29,8 +30,7 @@ from audit_pipeline.targets.base import (
     supports_batches,
 )
 from audit_pipeline.targets.cache import ResponseCache
-from audit_pipeline.targets.cited_sources import Citation, citation_from_label, parse_citations
-from audit_pipeline.targets.response_record import ResponseRecord
+from audit_pipeline.targets.cited_sources import citation_from_label, parse_citations
 from audit_pipeline.targets.secrets import redact_reply, target_secrets
 
 ProgressCallback = Callable[[int, int], None]

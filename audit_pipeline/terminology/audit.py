@@ -11,15 +11,15 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from audit_pipeline.claims.audit_claims import AuditClaim
-from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.records.claims import AuditClaim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import Verdict
 from audit_pipeline.terminology.checker import (
     TermCheck,
     TerminologyChecker,
     definition_passages,
     settle,
 )
-from audit_pipeline.verification.verdict import Verdict
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -20,11 +20,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from audit_pipeline.claims.claim import Claim
-from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.records.claims import Claim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import Label, Verdict
 from audit_pipeline.terminology.glossary import Concept, normalize_term
 from audit_pipeline.terminology.lookup import TermLookup, TermSource
-from audit_pipeline.verification.verdict import Label, Verdict
 
 GLOSSARY_SOURCE = "glossary"
 NOT_FOUND = "terminology_not_found"

@@ -1,78 +1,35 @@
 """Self-RAG checks and citation classes for every answer of a batch audit.
 
-The verdicts are already in the warehouse; this reads them back with their supporting chunks,
-judges each answer the way the single-answer engine does (same critics, same formula, same
-citation rule) and writes one ``response_validations`` row per answered turn. With
+The verdicts are already in the warehouse; the run package reads them back with their
+supporting chunks and stores the result (``runs/validations.py``). This judges each answer the
+way the single-answer engine does (same critics, same formula, same citation rule): one
+``response_validations`` row per answered turn. With
 ``validation.strict_citations`` the citation class also becomes a ``citation_class`` assertion
 that fails every answer which is not fully cited.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from audit_pipeline.assertions.assertion_outcome import AssertionRow
 from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.assertions.citation_checks import verify_citation
 from audit_pipeline.assertions.vault_catalog import VaultCatalog
 from audit_pipeline.embedding import MemoEmbedder
-from audit_pipeline.targets.cited_sources import Citation, parse_citations
-from audit_pipeline.targets.response_record import ResponseRecord
+from audit_pipeline.records.assertions import AssertionRow
+from audit_pipeline.records.responses import Citation, ResponseRecord
+from audit_pipeline.records.stored_claims import StoredClaim
+from audit_pipeline.targets.cited_sources import parse_citations
 from audit_pipeline.validation.citation_audit import AuditedClaim, CitationAudit, audit_citations
 from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
 from audit_pipeline.validation.query_type import detect_query_type
 from audit_pipeline.validation.selfrag import GROUNDED_LABELS, SelfRagChecks, self_rag_checks
 from audit_pipeline.validation.settings import ValidationSettings
-from audit_pipeline.warehouse.store import Warehouse, or_none
 
 CITATION_CLASS = "citation_class"
 TurnKey = tuple[str, int]
-
-
-@dataclass(frozen=True)
-class StoredClaim:
-    start: int
-    end: int
-    label: str | None
-    supporting: tuple[str, ...]  # chunk ids
-    documents: frozenset[str]  # documents of the supporting chunks
-    texts: tuple[str, ...]  # texts of the supporting chunks
-
-
-def stored_claims(store: Warehouse, audit_id: str) -> dict[TurnKey, list[StoredClaim]]:
-    """Each answer's claims with label and supporting chunks (their documents and text)."""
-    claims = store.query(
-        "SELECT c.prompt_id, c.turn, c.claim_id, c.start_char, c.end_char, v.label,"
-        " v.supporting_chunk_ids FROM claims c LEFT JOIN verdicts v ON v.audit_id = c.audit_id"
-        " AND v.claim_id = c.claim_id WHERE c.audit_id = ? ORDER BY c.start_char",
-        [audit_id],
-    )
-    evidence = store.query(
-        "SELECT claim_id, chunk_id, document, text FROM evidence WHERE audit_id = ?", [audit_id]
-    )
-    chunks: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
-    for row in evidence.itertuples(index=False):
-        chunks[row.claim_id][row.chunk_id] = (row.document or "", row.text)
-    out: dict[TurnKey, list[StoredClaim]] = defaultdict(list)
-    for row in claims.itertuples(index=False):
-        ids = or_none(row.supporting_chunk_ids)
-        supporting = tuple(ids) if ids is not None else ()
-        found = [chunks[row.claim_id][c] for c in supporting if c in chunks[row.claim_id]]
-        out[(row.prompt_id, int(row.turn))].append(
-            StoredClaim(
-                int(row.start_char),
-                int(row.end_char),
-                or_none(row.label),
-                supporting,
-                frozenset(doc for doc, _ in found),
-                tuple(text for _, text in found),
-            )
-        )
-    return dict(out)
 
 
 def catalog_resolver(
@@ -176,10 +133,10 @@ def validation_row(
     }
 
 
-def validate_audit(
-    store: Warehouse,
+def validate_answers(
     audit_id: str,
     records: Sequence[ResponseRecord],
+    claims: Mapping[TurnKey, list[StoredClaim]],
     *,
     embedder: Any,
     retriever: Any | None,
@@ -189,7 +146,8 @@ def validate_audit(
     top_k: int = 5,
     judge_api_key: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Compute and store the ``response_validations`` rows of one audit; returns them.
+    """The ``response_validations`` rows of one audit's answers (``claims``: each answer's
+    stored claims with their verdicts and supporting chunks).
 
     Every text the offline critic compares (questions, answers, retrieved and supporting
     passages) is embedded once, in batches, before the answers are judged one by one: the
@@ -199,8 +157,6 @@ def validate_audit(
     embedder = MemoEmbedder(embedder)
     offline = OfflineCritic(embedder, settings)
     critic = LLMCritic(settings, offline, judge_api_key) if settings.checks == "llm" else offline
-    with store.reading():
-        claims = stored_claims(store, audit_id)
     resolve = catalog_resolver(catalog, rules)
     answered = [r for r in records if not r.error and r.response]
     searched = [r for r in answered if not r.context]
@@ -240,5 +196,4 @@ def validate_audit(
         )
         audit = citation_class(record, turn_claims, resolve, catalog)
         rows.append(validation_row(audit_id, record.prompt_id, record.turn, checks, audit))
-    store.replace("response_validations", rows, {"audit_id": audit_id})
     return rows

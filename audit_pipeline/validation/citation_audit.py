@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from audit_pipeline.targets.cited_sources import Citation
+from audit_pipeline.records.responses import Citation
 
 CitationClass = Literal["fully_cited", "partially_cited", "uncited"]
 GROUNDED = frozenset({"supported", "weakly_supported"})

@@ -16,18 +16,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from audit_pipeline.claims.claim import Claim, ClaimExtractor
+from audit_pipeline.claims.claim import ClaimExtractor
 from audit_pipeline.evidence.context import ContextEvidence
-from audit_pipeline.evidence.passages import ContextPassage, EvidencePassage, text_passages
+from audit_pipeline.evidence.passages import ContextPassage, text_passages
 from audit_pipeline.index.hits import SearchHit
-from audit_pipeline.targets.cited_sources import Citation, parse_citations
+from audit_pipeline.records.claims import Claim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.responses import Citation
+from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Verdict
+from audit_pipeline.targets.cited_sources import parse_citations
 from audit_pipeline.terminology.checker import TerminologyChecker, settle, with_definitions
 from audit_pipeline.validation.citation_audit import AuditedClaim, CitationAudit, audit_citations
 from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
 from audit_pipeline.validation.query_type import detect_query_type
 from audit_pipeline.validation.selfrag import GROUNDED_LABELS, SelfRagChecks, self_rag_checks
 from audit_pipeline.validation.settings import ValidationSettings
-from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Verdict
 
 GIVEN = "given_source"
 

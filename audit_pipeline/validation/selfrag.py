@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from audit_pipeline.records.verdicts import HALLUCINATION_LABELS
 from audit_pipeline.validation.query_type import QueryType
 from audit_pipeline.validation.settings import ValidationSettings
-from audit_pipeline.verification.verdict import HALLUCINATION_LABELS
 
 SupportLevel = Literal["full", "partial", "none"]
 Recommendation = Literal["accept", "retry", "reject"]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from audit_pipeline.claims.audit_claims import AuditClaim
-from audit_pipeline.evidence.passages import EvidencePassage
-from audit_pipeline.verification.verdict import Verdict, Verifier
+from audit_pipeline.records.claims import AuditClaim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import Verdict
+from audit_pipeline.verification.verdict import Verifier
 
 
 def verify_claims(

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from audit_pipeline.claims.claim import Claim
-from audit_pipeline.evidence.passages import EvidencePassage
-from audit_pipeline.verification.verdict import Label, Verdict, Verifier
+from audit_pipeline.records.claims import Claim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import Label, Verdict
+from audit_pipeline.verification.verdict import Verifier
 
 # Around p(supported) 0.5, the local verifier's cut between unsupported and weakly supported.
 DEFAULT_BAND = (0.35, 0.65)

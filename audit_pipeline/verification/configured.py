@@ -17,6 +17,7 @@ from audit_pipeline.claims.llm_extractor import LLMClaimExtractor
 from audit_pipeline.embedding import Embedder
 from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.verification.cascade import CascadeVerifier
+from audit_pipeline.verification.checks.chain import CheckChain
 from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.verification.judge import LLMJudgeVerifier
 from audit_pipeline.verification.local import LocalVerifier
@@ -65,15 +66,15 @@ def build_verifier(
     (``AuditConfig.reader_settings``): with one, the local verifier's uncertain claims go to
     it (a cascade whose second stage is the reader)."""
     folder_reader = build_reader(reader)
-    if settings.verifier == "local" and folder_reader is None:
-        return LocalVerifier(embedder)
+    if settings.verifier == "llm" and folder_reader is None:
+        return LLMJudgeVerifier(settings.judge.model, **_litellm_params(settings.judge, api_key))
+    local = LocalVerifier(embedder, checks=CheckChain(settings.checks))
     if folder_reader is not None:
-        second: Verifier = ReaderVerifier(folder_reader)
-    else:
-        second = LLMJudgeVerifier(settings.judge.model, **_litellm_params(settings.judge, api_key))
-        if settings.verifier == "llm":
-            return second
-    return CascadeVerifier(LocalVerifier(embedder), second, band=settings.cascade_band)
+        return CascadeVerifier(local, ReaderVerifier(folder_reader), band=settings.cascade_band)
+    if settings.verifier == "local":
+        return local
+    judge = LLMJudgeVerifier(settings.judge.model, **_litellm_params(settings.judge, api_key))
+    return CascadeVerifier(local, judge, band=settings.cascade_band)
 
 
 def verifier_identity(verifier: Verifier, settings: DetectionSettings) -> str:

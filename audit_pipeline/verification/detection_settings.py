@@ -13,6 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.verification.reader import ReaderSettings
 
+# The local verifier's checks (``verification/checks/``), in the order they name a verdict.
+CheckName = Literal["specifics", "polarity", "rewrite"]
+
 
 class DetectionSettings(BaseModel):
     """The ``detection:`` section of audit.yaml."""
@@ -25,6 +28,9 @@ class DetectionSettings(BaseModel):
     # Claims the local verifier's reading decided (no check did) whose p(supported) falls in
     # this band go to the second stage: the judge, or the reader when one is configured.
     cascade_band: tuple[float, float] = (0.35, 0.65)
+    # The checks that decide a claim before the learned model reads it; leave one out to see
+    # what the model alone makes of the claims it decided (each verdict names its check).
+    checks: tuple[CheckName, ...] = ("specifics", "polarity", "rewrite")
     judge: JudgeSettings = JudgeSettings()
     # Claims checked per answer (the first ones in the text); the rest are counted as capped.
     max_claims_per_answer: int = Field(default=50, ge=1)
@@ -39,6 +45,8 @@ class DetectionSettings(BaseModel):
     @model_validator(mode="after")
     def _band(self) -> DetectionSettings:
         low, high = self.cascade_band
+        if len(set(self.checks)) != len(self.checks):
+            raise ValueError(f"checks: each check once, got {list(self.checks)}")
         if not 0.0 <= low <= high <= 1.0:
             raise ValueError("cascade_band must satisfy 0 <= low <= high <= 1")
         if self.reader is not None and self.verifier == "llm":

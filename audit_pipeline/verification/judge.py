@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from audit_pipeline.claims.claim import Claim
-from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.llm.litellm_io import (
     LLMOutputError,
     ask_json,
@@ -30,9 +28,11 @@ from audit_pipeline.llm.litellm_io import (
     new_fence_tag,
     parse_json_object,
 )
-from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.records.claims import Claim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.usage import LLMUsage
+from audit_pipeline.records.verdicts import Label, Verdict
 from audit_pipeline.retry import RetryPolicy
-from audit_pipeline.verification.verdict import Label, Verdict
 
 JUDGE_VERSION = "judge-prompt-1"
 SCHEMA_HINT = (

@@ -11,47 +11,33 @@ for the claims it is unsure about.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from audit_pipeline.claims.claim import Claim
 from audit_pipeline.embedding import Embedder, MemoEmbedder, SentenceTransformerEmbedder
-from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.records.claims import Claim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Label, Verdict
 from audit_pipeline.verification.aggregate import response_features
+from audit_pipeline.verification.checks.chain import DEFAULT_CHECKS, CheckChain
+from audit_pipeline.verification.checks.finding import Finding
+from audit_pipeline.verification.checks.rewrite import verbatim
 from audit_pipeline.verification.features import Alignment, FeatureBuilder
 from audit_pipeline.verification.scorer import LocalModel
-from audit_pipeline.verification.signals import MEANING_SHIFTS, MODAL_OR_NEGATION
 from audit_pipeline.verification.specifics_check import Grounding
-from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Label, Verdict
 
-_WORDS = re.compile(r"\w+")
-# A conflict only means "contradicted" when the evidence sentence it was found against is about
-# the same thing as the claim; otherwise the claim is merely unsupported.
-ALIGNED_COSINE = 0.6
-ALIGNED_COVERAGE = 0.6
 # The entailment model's contradiction output names the kind of a claim the combined model
 # already flags: such a claim is contradicted rather than unsupported. Letting the model's
 # reading flag claims on its own was measured on RAGTruth (grouped CV) and lowered response F1
 # from 0.66 to 0.55-0.63 (it reads too many faithful abstractive summaries as not entailed),
 # so its "not entailed" reading acts only through the combined model.
 NLI_CONTRADICTED = 0.5
-# ... except for a close rewrite of an evidence sentence that it reads as a clear
-# contradiction (a changed condition, direction or quantifier), where no check knows better.
-NLI_HARD_CONTRADICTED = 0.9
-NLI_HARD_COVERAGE = 0.85
-# A close rewrite of an evidence sentence that brings in a name the evidence never uses ("in
-# Paris" where it says Berlin, "as confirmed by X") is unsupported whatever the answer-level
-# model says. Measured: RAGTruth F1 -0.004 (noise), vault entity-swap probes 0.42 -> 0.96.
-NAME_REWRITE_COVERAGE = 0.7
 
-# Which check decided a verdict (``verdicts.decided_by``), so an analyst can count them in SQL.
-SPECIFICS = "specifics"  # a number, date, name or identifier that clashes or is stated nowhere
-POLARITY = "polarity"  # denies what the evidence asserts, or the reverse
-REWRITE = "rewrite"  # a close rewrite's changed words, a flipped yes/no field
-MODEL = "model"  # the learned combination of the alignment features and the cross-encoder
+# ``verdicts.decided_by`` of a verdict no check decided (the checks name themselves, see
+# ``checks/``): the learned combination of the alignment features and the cross-encoder.
+MODEL = "model"
 # ``verdicts.probability`` is p(supported) and reads the same whatever decided the label: a
 # hallucination below 0.5, weakly supported from 0.5, supported from 0.75. A checked fact that
 # differs is as sure as the check.
@@ -59,15 +45,6 @@ WEAK_FROM = 0.5
 SUPPORTED_FROM = 0.75
 CHECKED_CONTRADICTED = 0.05
 CHECKED_UNSUPPORTED = 0.2
-
-
-@dataclass(frozen=True)
-class CheckedFact:
-    """A check that decides the label whatever the learned model reads."""
-
-    label: Label
-    check: str
-    reason: str
 
 
 @dataclass(frozen=True)
@@ -95,10 +72,18 @@ class LocalVerifier:
 
     name = "local"
 
-    def __init__(self, embedder: Embedder | None = None, model: LocalModel | None = None) -> None:
+    def __init__(
+        self,
+        embedder: Embedder | None = None,
+        model: LocalModel | None = None,
+        checks: CheckChain | None = None,
+    ) -> None:
         self.embedder = MemoEmbedder(embedder or SentenceTransformerEmbedder())
         self.model = model or LocalModel.load()
+        self.checks = checks or CheckChain()
         self.version = self.model.version
+        if self.checks.names != DEFAULT_CHECKS:
+            self.version += "+checks=" + ",".join(self.checks.names)
         self._features = FeatureBuilder(self.embedder)
         self.quality = self.model.quality()
 
@@ -142,7 +127,7 @@ class LocalVerifier:
     def _final(self, verdict: Verdict, alignment: Alignment) -> Verdict:
         """The probability put on the scale every verdict shares, consistent with its label."""
         probability = self.model.thresholds.calibrated(verdict.probability)
-        fact = checked_fact(alignment)
+        fact = self.checks.decide(alignment)
         if fact is not None and fact.label is verdict.label:
             cap = CHECKED_CONTRADICTED if fact.label is Label.CONTRADICTED else CHECKED_UNSUPPORTED
             probability = min(probability, cap)
@@ -162,7 +147,7 @@ class LocalVerifier:
         not.
         """
         verdicts = self._raw(alignments)
-        hard = [checked_fact(a) is not None for a in alignments]
+        hard = [self.checks.decide(a) is not None for a in alignments]
         matrix = (
             np.stack([a.vector() for a in alignments])
             if alignments
@@ -213,7 +198,7 @@ class LocalVerifier:
     def _verdict(self, alignment: Alignment, probability: float) -> Verdict:
         thresholds = self.model.thresholds
         features = alignment.features
-        fact = checked_fact(alignment)
+        fact = self.checks.decide(alignment)
         check = MODEL
         if alignment.best_sentence is None:
             label = Label.UNSUPPORTED
@@ -223,7 +208,7 @@ class LocalVerifier:
         elif (
             probability < thresholds.unsupported
             and _nli_contradicts(features)
-            and not _verbatim(alignment)
+            and not verbatim(alignment)
         ):
             label = Label.CONTRADICTED
         elif probability < thresholds.unsupported:
@@ -235,8 +220,8 @@ class LocalVerifier:
         return Verdict(
             label=label,
             probability=probability,
-            justification=justify(alignment, label),
-            supporting_chunk_ids=_chunks(alignment, fact),
+            justification=justify(alignment, label, fact),
+            supporting_chunk_ids=(fact.chunk_ids if fact else ()) or alignment.supporting_chunk_ids,
             verifier=self.name,
             verifier_version=self.version,
             decided_by=check,
@@ -252,39 +237,6 @@ def _in_band(label: Label, probability: float) -> float:
     if label is Label.WEAKLY_SUPPORTED:
         return min(max(probability, WEAK_FROM), SUPPORTED_FROM - 0.01)
     return min(probability, WEAK_FROM - 0.01)
-
-
-def checked_fact(alignment: Alignment) -> CheckedFact | None:
-    """The check that decides this claim whatever the model reads, if any: a specific that
-    clashes with the evidence about the same thing, a denied (or reversed) statement, a close
-    rewrite's contradicting edit or flipped field (contradicted); a specific stated nowhere, a
-    close rewrite that adds a name or number or weakens a quantifier (unsupported)."""
-    clashes = alignment.specifics_with(Grounding.CLASH)
-    if clashes:
-        return CheckedFact(Label.CONTRADICTED, SPECIFICS, "; ".join(f.describe() for f in clashes))
-    if alignment.polarity is not None:
-        return CheckedFact(Label.CONTRADICTED, POLARITY, alignment.polarity.describe())
-    conflict = _rewrite_conflict(alignment)
-    if conflict:
-        return CheckedFact(Label.CONTRADICTED, REWRITE, conflict)
-    absent = alignment.specifics_with(Grounding.ABSENT)
-    if absent:
-        return CheckedFact(Label.UNSUPPORTED, SPECIFICS, "; ".join(f.describe() for f in absent))
-    if _unsupported_rewrite(alignment):
-        return CheckedFact(Label.UNSUPPORTED, REWRITE, "; ".join(alignment.notes))
-    return None
-
-
-def _chunks(alignment: Alignment, fact: CheckedFact | None) -> tuple[str, ...]:
-    """The chunks the verdict rests on: for a clash, those holding the evidence's value."""
-    clashing = tuple(
-        dict.fromkeys(f.chunk_id for f in alignment.specifics_with(Grounding.CLASH) if f.chunk_id)
-    )
-    if fact is not None and fact.check == SPECIFICS and clashing:
-        return clashing
-    if fact is not None and fact.check == POLARITY and alignment.polarity is not None:
-        return (alignment.polarity.chunk_id,)
-    return alignment.supporting_chunk_ids
 
 
 def error_spans(alignment: Alignment) -> tuple[tuple[int, int], ...]:
@@ -303,93 +255,6 @@ def error_spans(alignment: Alignment) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(spans))
 
 
-def _rewrite_conflict(alignment: Alignment) -> str:
-    """Why a close rewrite or a flag contradicts the evidence ("" when nothing does): a close
-    rewrite that negates an evidence sentence or swaps a word for its opposite, a month or a
-    number; an opposite word against a well-aligned sentence; a flipped yes/no field; a close
-    rewrite the entailment model reads as a clear contradiction (a changed condition, direction
-    or quantifier: "unless" for "when", "down to" for "up to"). The model's reading is vetoed
-    where a check knows better: the claim states a value of the evidence in other units (it
-    read "60 minutes" for "1 hour" as a contradiction), or it only words a negation or modal
-    the evidence's way round otherwise ("cannot" for "must not": the polarity check agrees)."""
-    features = alignment.features
-    aligned = features["cos_max"] >= ALIGNED_COSINE or features["lex_best"] >= ALIGNED_COVERAGE
-    if alignment.conflicts and (aligned or features["field_flipped"] > 0):
-        return "; ".join(alignment.conflicts)
-    if (
-        features["nli_contradicted"] >= NLI_HARD_CONTRADICTED
-        and features["lex_best"] >= NLI_HARD_COVERAGE
-        and alignment.best_sentence is not None
-        and not _verbatim(alignment)
-        and not (alignment.stance_agrees and _only_modal_change(alignment))
-        and _shifts_meaning(alignment)
-        and not _restated_values(alignment)
-    ):
-        return (
-            f"the entailment model reads it as a contradiction of "
-            f"{alignment.best_sentence.text!r} ({features['nli_contradicted']:.2f})"
-        )
-    return ""
-
-
-def _restated_values(alignment: Alignment) -> bool:
-    """The claim states one of the evidence's values in other words or units."""
-    return any(
-        f.status is Grounding.GROUNDED
-        and f.specific.is_value
-        and f.counterpart
-        and f.counterpart.lower() not in f.specific.surface.lower()
-        and f.specific.surface.lower() not in f.counterpart.lower()
-        for f in alignment.specifics
-    )
-
-
-def _shifts_meaning(alignment: Alignment) -> bool:
-    """The claim and its closest sentence differ in a condition, direction, comparison or
-    quantifier word: the changes the entailment model reads reliably. Other rewordings ("has to
-    be reported" for "is reported") it has read as contradictions."""
-    best = alignment.best_sentence
-    if best is None:
-        return False
-    changed = set(_WORDS.findall(alignment.claim.casefold())) ^ set(
-        _WORDS.findall(best.text.casefold())
-    )
-    return bool(changed & MEANING_SHIFTS)
-
-
-def _only_modal_change(alignment: Alignment) -> bool:
-    """The claim and its closest sentence differ only in negation and modal words."""
-    best = alignment.best_sentence
-    if best is None:
-        return False
-
-    def content(text: str) -> set[str]:
-        words = set(_WORDS.findall(text.casefold()))
-        return {w for w in words if w not in MODAL_OR_NEGATION and not w.endswith("n't")}
-
-    return content(alignment.claim) == content(best.text)
-
-
-def _verbatim(alignment: Alignment) -> bool:
-    """The claim repeats its best evidence sentence word for word (case, punctuation and
-    Markdown aside). The entailment model has read such copies as contradictions (a table row,
-    a list item quoted by the vault bot's extractive fallback); a copy cannot contradict its
-    source, so the model's reading alone does not make it contradicted."""
-    best = alignment.best_sentence
-    return best is not None and _WORDS.findall(alignment.claim.casefold()) == _WORDS.findall(
-        best.text.casefold()
-    )
-
-
-def _unsupported_rewrite(alignment: Alignment) -> bool:
-    """A close rewrite that adds a number or name the evidence lacks, or swaps a quantifier;
-    or a claim mostly made of evidence words that brings in a name the evidence never uses."""
-    features = alignment.features
-    return bool(alignment.rewrite) or (
-        features["ent_unseen"] > 0 and features["lex_best"] >= NAME_REWRITE_COVERAGE
-    )
-
-
 def _nli_contradicts(features: dict[str, float]) -> bool:
     return (
         features["nli_contradicted"] >= NLI_CONTRADICTED
@@ -397,15 +262,14 @@ def _nli_contradicts(features: dict[str, float]) -> bool:
     )
 
 
-def justify(alignment: Alignment, label: Label | None = None) -> str:
+def justify(alignment: Alignment, label: Label | None = None, fact: Finding | None = None) -> str:
     """A short human-readable account of the alignment, for the report: first the check that
-    decided the label, when a check did."""
+    decided the label (``fact``), when a check did."""
     best = alignment.best_sentence
     if best is None:
         return "No evidence passages were retrieved for this claim."
     features = alignment.features
     snippet = best.text if len(best.text) <= 160 else best.text[:157] + "..."
-    fact = checked_fact(alignment)
     parts = (
         []
         if fact is None or fact.label is not label

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from audit_pipeline.claims.claim import Claim
-from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.records.claims import Claim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import Label, Verdict
 from audit_pipeline.verification.reader import Reader
-from audit_pipeline.verification.verdict import Label, Verdict
 from audit_pipeline.verification.windows import claim_window, evidence_sentences
 
 READER = "reader"

@@ -21,9 +21,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from audit_pipeline.claims.audit_claims import AuditClaim
-from audit_pipeline.evidence.passages import EvidencePassage
-from audit_pipeline.verification.verdict import Verdict
+from audit_pipeline.records.claims import AuditClaim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdict_provenance import StoredVerdict
 
 
 def _sha(payload: object) -> str:
@@ -58,15 +58,6 @@ def verdict_keys(
         for position, claim in enumerate(turn_claims):
             keys[claim.claim_id] = _sha([answer, position])
     return keys
-
-
-@dataclass(frozen=True)
-class StoredVerdict:
-    """A verdict found in the warehouse under a key, with where it was computed."""
-
-    verdict: Verdict
-    audit_id: str
-    vault_state: str | None
 
 
 @dataclass(frozen=True)

@@ -17,21 +17,11 @@ vault ever had (``vault_chunk_history``), so both versions' evidence can be show
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from audit_pipeline.claims.audit_claims import AuditClaim
-from audit_pipeline.verification.verdict import Label, Verdict
-
-ClaimKey = tuple[str, int, str]  # prompt id, turn, claim text
-
-
-@dataclass(frozen=True)
-class PriorVerdict:
-    """The last verdict of a claim computed against an earlier vault state."""
-
-    label: str
-    supporting_chunk_ids: tuple[str, ...]
-    vault_state: str
+from audit_pipeline.records.claims import AuditClaim
+from audit_pipeline.records.verdict_provenance import ClaimKey, PriorVerdict
+from audit_pipeline.records.verdicts import Label, Verdict
 
 
 def claim_key(claim: AuditClaim) -> ClaimKey:

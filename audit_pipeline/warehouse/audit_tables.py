@@ -10,43 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
 
-from audit_pipeline.suites.prompt_suite import PromptSuite
-from audit_pipeline.targets.cited_sources import Citation
-from audit_pipeline.targets.response_record import ResponseRecord
+from audit_pipeline.records.audits import AuditRef
+from audit_pipeline.records.responses import Citation, ResponseRecord
 from audit_pipeline.warehouse.store import Warehouse, or_none
-
-
-@dataclass(frozen=True)
-class AuditRef:
-    """Identifies one audit; this is what flows between the audit assets.
-
-    ``categories`` / ``ids`` record a run restricted to part of the suite, so later stages
-    judge the audit against the same prompts that were sent.
-    """
-
-    audit_id: str
-    target: str
-    suite: str
-    suite_hash: str
-    categories: tuple[str, ...] = ()
-    ids: tuple[str, ...] = ()
-
-    @property
-    def scope(self) -> str:
-        """``full`` when the whole suite is asked, ``partial`` for a selection (``--id``,
-        ``--category``): only full audits of a target are compared in trends (migration 17)."""
-        return "partial" if self.categories or self.ids else "full"
-
-    def select(self, suite: PromptSuite) -> PromptSuite:
-        if not (self.categories or self.ids):
-            return suite
-        return suite.filter(categories=self.categories or None, ids=self.ids or None)
 
 
 def new_audit_id(target: str, run_id: str, now: datetime | None = None) -> str:
@@ -127,40 +98,6 @@ def check_resumable(warehouse: Warehouse, audit_id: str, target: str) -> None:
             f"cannot resume audit {audit_id!r}: it is {status}, and a finished audit is never "
             "changed; run a new audit instead"
         )
-
-
-def write_suite_prompts(warehouse: Warehouse, suite_name: str, suite: PromptSuite) -> int:
-    """Store one version of a suite (keyed by its content hash) with one row per turn."""
-    loaded_at = datetime.now(UTC)
-    rows = [
-        {
-            "suite": suite_name,
-            "suite_hash": suite.content_hash,
-            "prompt_id": prompt.id,
-            "prompt_hash": prompt.prompt_hash,
-            "category": prompt.category,
-            "turn": number,
-            "prompt": turn.prompt,
-            "expected_behavior": turn.expected_behavior,
-            "required_signals": list(turn.required_signals),
-            "must_not_appear": list(turn.must_not_appear),
-            "must_not_assert": list(turn.must_not_assert),
-            "pinned_response": turn.pinned_response,
-            "pinned_tolerance": turn.pinned_tolerance if turn.pinned_response else None,
-            "required_citation_source": turn.required_citation_source,
-            "citation_must_contain": list(turn.citation_must_contain),
-            "no_agreement": turn.no_agreement,
-            "expected_doc_ids": list(prompt.expected_doc_ids),
-            "notes": prompt.notes,
-            "source_path": suite.source or "",
-            "loaded_at": loaded_at,
-        }
-        for prompt in suite.prompts
-        for number, turn in enumerate(prompt.turns)
-    ]
-    return warehouse.replace(
-        "suite_prompts", rows, {"suite": suite_name, "suite_hash": suite.content_hash}
-    )
 
 
 def response_row(record: ResponseRecord) -> dict[str, Any]:

@@ -5,67 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from audit_pipeline.evaluation.golden_run import RetrievalEvalReport
-from audit_pipeline.evaluation.retrieval_figures import Figures
 from audit_pipeline.warehouse.store import Warehouse, or_none
 
 
 def new_eval_id(run_id: str | None = None) -> str:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     return f"eval-{stamp}" + (f"-{run_id[:8]}" if run_id else "")
-
-
-def write_retrieval_eval(
-    warehouse: Warehouse, eval_id: str, report: RetrievalEvalReport, dagster_run_id: str | None
-) -> None:
-    """Record one evaluation (both tables, one transaction)."""
-    common = {
-        "eval_id": eval_id,
-        "evaluated_at": datetime.now(UTC),
-        "config_hash": report.config_hash,
-        "golden_hash": report.golden_hash,
-        "vault_hash": report.vault_hash,
-        "k": report.k,
-        "top_k": report.top_k,
-        "dagster_run_id": dagster_run_id,
-    }
-    scopes: list[tuple[str, str | None, Figures]] = [("overall", None, report.overall)]
-    scopes += [("collection", name, f) for name, f in report.per_collection.items()]
-    rows = [
-        {
-            **common,
-            "scope": scope,
-            "collection": name,
-            "queries": figures.queries,
-            "precision_at_k": figures.precision,
-            "hit_precision": figures.hit_precision,
-            "recall_at_k": figures.recall,
-            "mrr": figures.mrr,
-            "abstention_rate": figures.abstention_rate,
-            "p95_latency_ms": figures.p95_latency_ms,
-        }
-        for scope, name, figures in scopes
-    ]
-    queries = [
-        {
-            "eval_id": eval_id,
-            "query_index": index,
-            "query": r.query.query,
-            "source": r.query.source,
-            "collection": r.collection,
-            "expected_doc_ids": list(r.query.expected_doc_ids),
-            "retrieved_doc_ids": list(r.retrieved),
-            "precision_at_k": r.precision,
-            "recall_at_k": r.recall,
-            "reciprocal_rank": r.reciprocal_rank,
-            "latency_ms": r.latency_ms,
-        }
-        for index, r in enumerate(report.results)
-    ]
-    where = {"eval_id": eval_id}
-    warehouse.replace_many(
-        [("retrieval_evals", rows, where), ("retrieval_eval_queries", queries, where)]
-    )
 
 
 def previous_eval(

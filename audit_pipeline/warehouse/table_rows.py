@@ -14,10 +14,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from audit_pipeline.claims.audit_claims import AuditClaim
-from audit_pipeline.claims.claim import Claim
-from audit_pipeline.evidence.passages import EvidencePassage
-from audit_pipeline.verification.verdict import Label, Verdict
+from audit_pipeline.records.claims import AuditClaim, Claim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import Label, Verdict
 from audit_pipeline.warehouse.store import or_none
 
 

@@ -15,15 +15,15 @@ from typing import Any
 
 import pandas as pd
 
-from audit_pipeline.assertions.assertion_outcome import AssertionRow
-from audit_pipeline.assertions.denial import CheckedClaim
-from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim
-from audit_pipeline.evidence.passages import EvidencePassage
-from audit_pipeline.llm.usage import LLMUsage
-from audit_pipeline.verification.verdict import Verdict
-from audit_pipeline.warehouse.reverification import CHUNK_HISTORY_SQL, Provenance
+from audit_pipeline.records.assertions import AssertionRow, CheckedClaim
+from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.usage import LLMUsage
+from audit_pipeline.records.verdict_provenance import Provenance
+from audit_pipeline.records.verdicts import Verdict
 from audit_pipeline.warehouse.store import Rows, Warehouse, or_none
 from audit_pipeline.warehouse.table_rows import ClaimRow, EvidenceRow, VerdictRow
+from audit_pipeline.warehouse.verdict_history import CHUNK_HISTORY_SQL
 
 
 def answered_turns(responses: pd.DataFrame) -> list[AnsweredTurn]:

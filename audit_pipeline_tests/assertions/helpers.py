@@ -6,9 +6,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from audit_pipeline.records.responses import Citation, ResponseRecord
 from audit_pipeline.suites import PromptSuite, parse_suite
-from audit_pipeline.targets.cited_sources import Citation, parse_citations
-from audit_pipeline.targets.response_record import ResponseRecord
+from audit_pipeline.targets.cited_sources import parse_citations
 
 NOW = datetime(2026, 1, 5, tzinfo=UTC)
 

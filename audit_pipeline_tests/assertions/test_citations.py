@@ -8,7 +8,8 @@ from audit_pipeline.assertions import (
     verify_citation,
     verify_citations,
 )
-from audit_pipeline.targets.cited_sources import Citation, citation_from_label, parse_citations
+from audit_pipeline.records.responses import Citation
+from audit_pipeline.targets.cited_sources import citation_from_label, parse_citations
 
 
 def levels(citation: Citation, catalog: VaultCatalog, settings: AssertionSettings) -> list:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from audit_pipeline.assertions.content import check_must_not_appear
-from audit_pipeline.assertions.denial import CheckedClaim, check_must_not_assert, is_denied
+from audit_pipeline.assertions.denial import check_must_not_assert, is_denied
+from audit_pipeline.records.assertions import CheckedClaim
 from audit_pipeline.suites.loader import parse_suite
 from audit_pipeline_tests.helpers import write_audit_config
 

@@ -21,7 +21,7 @@ import pytest
 
 from audit_pipeline.claims import Claim, SentenceClaimExtractor, make_claim
 from audit_pipeline.embedding import SentenceTransformerEmbedder
-from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.verification import HALLUCINATION_LABELS, Label, LLMJudgeVerifier, LocalVerifier
 from audit_pipeline.verification.judge import judge_messages
 from audit_pipeline.verification.scorer import DEFAULT_MODEL_PATH

@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim
 from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.evidence.claim_evidence import gather_evidence
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
 from audit_pipeline.reliability import BreakerSettings, BreakerState, CircuitBreaker
 from audit_pipeline.vault.chunking import chunk_documents
 from audit_pipeline.vault.documents import scan_vault

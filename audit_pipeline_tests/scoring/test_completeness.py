@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from audit_pipeline.records.responses import ResponseRecord
 from audit_pipeline.scoring.completeness import completeness
 from audit_pipeline.scoring.gates import GateSettings, evaluate_gates
 from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, release_decision
-from audit_pipeline.targets.response_record import ResponseRecord
 
 SUMMARY = {
     "pass_rate": 1.0,

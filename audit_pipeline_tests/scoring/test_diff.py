@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from audit_pipeline.config import load_config
-from audit_pipeline.scoring.risk_comparison import asked_prompts, prompt_risks
+from audit_pipeline.warehouse.risk_tables import asked_prompts, prompt_risks
 from audit_pipeline.warehouse.store import Warehouse
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from audit_pipeline.assertions.assertion_outcome import AssertionRow
+from audit_pipeline.records.assertions import AssertionRow
 from audit_pipeline.reports.charts import ZONE_COLOURS, risk_bars
 from audit_pipeline.reports.data import load_report_data
 from audit_pipeline.reports.markdown_report import render_markdown

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from audit_pipeline.assertions.assertion_outcome import AssertionRow
-from audit_pipeline.assertions.denial import CheckedClaim
+from audit_pipeline.records.assertions import AssertionRow, CheckedClaim
 from audit_pipeline.scoring.waivers import (
     WaiverError,
     load_waivers,

@@ -118,7 +118,7 @@ def test_self_correct_off_returns_the_first_answer(
 def test_guardrail_columns_round_trip_through_duckdb(tmp_path: Path) -> None:
     from datetime import UTC, datetime
 
-    from audit_pipeline.targets.response_record import ResponseRecord
+    from audit_pipeline.records.responses import ResponseRecord
     from audit_pipeline.warehouse.audit_tables import load_response_records, write_responses
     from audit_pipeline.warehouse.store import Warehouse
 

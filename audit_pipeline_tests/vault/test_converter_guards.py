@@ -9,10 +9,10 @@ import io
 import zipfile
 from pathlib import Path
 
+from audit_pipeline.runs.input_tables import write_vault_documents
 from audit_pipeline.vault.documents import scan_vault
 from audit_pipeline.vault.formats.docx import MAX_UNPACKED_BYTES
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline.warehouse.vault_tables import write_vault_documents
 from audit_pipeline_tests.vault.helpers import write_docx, write_pdf
 
 BODY = (

@@ -11,12 +11,12 @@ from audit_pipeline.assertions import AssertionSettings, VaultCatalog, verify_ci
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.runs.input_tables import write_vault_chunks, write_vault_documents
 from audit_pipeline.targets.cited_sources import citation_from_label, parse_citations
 from audit_pipeline.vault.chunking import chunk_documents
 from audit_pipeline.vault.documents import VaultDocument, scan_vault
 from audit_pipeline.vault.formats import ConversionError, convert
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline.warehouse.vault_tables import write_vault_chunks, write_vault_documents
 from audit_pipeline_tests.vault.helpers import (
     pdf_bytes,
     write_docx,

@@ -3,7 +3,7 @@ from collections.abc import Sequence
 import pytest
 
 from audit_pipeline.claims import Claim, make_claim
-from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.verification import CascadeVerifier, Label, LLMJudgeVerifier, Verdict
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
 

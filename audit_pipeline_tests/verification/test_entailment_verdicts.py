@@ -11,9 +11,9 @@ import pytest
 
 from audit_pipeline.claims import SentenceClaimExtractor
 from audit_pipeline.claims.claim import make_claim
-from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import Label, Verdict
 from audit_pipeline.verification import LocalVerifier
-from audit_pipeline.verification.verdict import Label, Verdict
 
 FLAGGED = {Label.UNSUPPORTED, Label.CONTRADICTED}
 

@@ -4,7 +4,7 @@ import re
 import litellm
 
 from audit_pipeline.claims import make_claim
-from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.retry import RetryPolicy
 from audit_pipeline.verification import Label, LLMJudgeVerifier
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider

@@ -12,7 +12,7 @@ import pytest
 from litellm import cost_per_token
 
 from audit_pipeline.claims import make_claim
-from audit_pipeline.llm.usage import LLMUsage
+from audit_pipeline.records.usage import LLMUsage
 from audit_pipeline.retry import RetryPolicy
 from audit_pipeline.verification import CascadeVerifier, Label, LLMJudgeVerifier
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider

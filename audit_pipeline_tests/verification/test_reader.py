@@ -23,7 +23,8 @@ from transformers import (
 from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.config import ConfigError, load_config
 from audit_pipeline.embedding import SentenceTransformerEmbedder
-from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import Label
 from audit_pipeline.verification.configured import build_verifier, needs_judge
 from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.verification.reader import (
@@ -37,7 +38,6 @@ from audit_pipeline.verification.reader import (
     lettuce_prompt,
     nli_label_columns,
 )
-from audit_pipeline.verification.verdict import Label
 
 # The claims' and evidence's words, and those of LettuceDetect's prompt.
 WORDS = [

@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim
 from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.evidence.claim_evidence import gather_evidence
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
+from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Label, Verdict
 from audit_pipeline.verification.audit_verdicts import verify_claims
 from audit_pipeline.verification.local import LocalVerifier
-from audit_pipeline.verification.verdict import HALLUCINATION_LABELS, Label, Verdict
 
 
 @pytest.fixture(scope="module")

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from audit_pipeline.claims import make_claim
-from audit_pipeline.claims.audit_claims import AuditClaim
-from audit_pipeline.llm.usage import LLMUsage
-from audit_pipeline.verification.verdict import Label, Verdict
+from audit_pipeline.records.audits import AuditRef
+from audit_pipeline.records.claims import AuditClaim
+from audit_pipeline.records.usage import LLMUsage
+from audit_pipeline.records.verdicts import Label, Verdict
 from audit_pipeline.warehouse import store
-from audit_pipeline.warehouse.audit_tables import AuditRef, start_audit
+from audit_pipeline.warehouse.audit_tables import start_audit
 from audit_pipeline.warehouse.migrations import LATEST_VERSION, MIGRATIONS
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline.warehouse.verdict_tables import judge_usage, write_claims, write_verdicts

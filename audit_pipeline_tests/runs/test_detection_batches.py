@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from audit_pipeline.config import ConfigError, load_config
+from audit_pipeline.runs.detection_batches import prompt_batch
 from audit_pipeline.verification.configured import verifier_identity
 from audit_pipeline.verification.detection_settings import DetectionSettings
-from audit_pipeline.warehouse.detection_batches import prompt_batch
 from audit_pipeline_tests.helpers import write_audit_config
 
 

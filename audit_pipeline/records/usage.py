@@ -1,8 +1,8 @@
 """What LLM calls spent, summed over a claim, an audit or a benchmark run.
 
-Lives beside the LLM helper rather than with verdicts because every caller of an LLM (the judge,
-the LLM claim extractor, the suite generator) reports it, and none of them should import the
-verification stage to do so.
+A record of its own because every caller of an LLM (the judge, the LLM claim extractor, the
+suite generator) reports it, verdicts carry it, and the warehouse stores it: none of them
+should import another's package to do so.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The row every target call produces, successful or not.
+"""The row every target call produces, successful or not, with the sources it cites.
 
 Failures are rows too (``error`` set), so an audit always has one row per suite turn and a
 report can say "no answer" instead of silently shrinking the denominator.
@@ -6,11 +6,24 @@ report can say "no answer" instead of silently shrinking the denominator.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from audit_pipeline.targets.cited_sources import Citation
+
+@dataclass(frozen=True)
+class Citation:
+    """One cited source. ``file`` is None when the label does not name a file (seed form);
+    ``start``/``end`` are None when the target reported the citation outside the text."""
+
+    label: str
+    file: str | None
+    section: str | None
+    start: int | None
+    end: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -21,17 +21,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from audit_pipeline.claims.audit_claims import AnsweredTurn, AuditClaim
 from audit_pipeline.embedding import Embedder
 from audit_pipeline.evidence.claim_evidence import gather_evidence
-from audit_pipeline.evidence.passages import EvidencePassage
 from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdicts import Verdict
 from audit_pipeline.reliability.circuit_breaker import BreakerState
-from audit_pipeline.terminology.audit import audit_evidence, audit_verdicts, plan_audit, prompts_of
-from audit_pipeline.terminology.checker import TerminologyChecker
-from audit_pipeline.verification.verdict import Verdict, Verifier
-from audit_pipeline.warehouse.audit_tables import load_responses
-from audit_pipeline.warehouse.reverification import (
+from audit_pipeline.runs.carry_over import (
     StalenessBasis,
     Verification,
     VerificationPlan,
@@ -39,6 +36,10 @@ from audit_pipeline.warehouse.reverification import (
     plan_verification,
     verify_fresh,
 )
+from audit_pipeline.terminology.audit import audit_evidence, audit_verdicts, plan_audit, prompts_of
+from audit_pipeline.terminology.checker import TerminologyChecker
+from audit_pipeline.verification.verdict import Verifier
+from audit_pipeline.warehouse.audit_tables import load_responses
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline.warehouse.verdict_tables import (
     answered_turns,

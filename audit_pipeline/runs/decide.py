@@ -17,12 +17,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.assertions.assertion_outcome import AssertionRow
 from audit_pipeline.assertions.assertion_runner import evaluate_audit
 from audit_pipeline.assertions.assertion_settings import AssertionSettings
 from audit_pipeline.assertions.pinning import embedding_similarity
 from audit_pipeline.assertions.vault_catalog import VaultCatalog
 from audit_pipeline.embedding import Embedder
+from audit_pipeline.records.assertions import AssertionRow
+from audit_pipeline.records.audits import AuditRef
 from audit_pipeline.scoring.audit_outcome import AuditOutcome, build_outcome
 from audit_pipeline.scoring.audit_summary import AuditSummary, TurnKey, answered_keys, summarize
 from audit_pipeline.scoring.completeness import completeness
@@ -39,8 +40,9 @@ from audit_pipeline.scoring.waivers import (
 )
 from audit_pipeline.suites.fuzz import results_by_transformation
 from audit_pipeline.suites.prompt_suite import PromptSuite
-from audit_pipeline.validation.batch import stored_claims, strict_citation_rows
-from audit_pipeline.warehouse.audit_tables import AuditRef, load_response_records
+from audit_pipeline.validation.batch import strict_citation_rows
+from audit_pipeline.warehouse.audit_tables import load_response_records
+from audit_pipeline.warehouse.claim_history import stored_claims
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline.warehouse.verdict_tables import (
     checked_claims_by_turn,
@@ -103,7 +105,7 @@ def check_assertions(
     summary. ``suite`` is the full suite; the audit's own selection is taken here. ``embedder``
     is only called when a turn pins its answer with semantic tolerance (loading a model for
     nothing costs seconds)."""
-    selected = responses.select(suite)
+    selected = suite.asked_in(responses)
     semantic = any(t.pinned_tolerance == "semantic" for p in selected.prompts for t in p.turns)
     with store.reading():
         records = load_response_records(store, responses.audit_id)
@@ -155,7 +157,7 @@ def decide_audit(
     zone among them); the release decision, the worst of the gates; all stored together, and
     returned as the audit's outcome."""
     ref = assertions.ref
-    selected = ref.select(suite)
+    selected = suite.asked_in(ref)
     with store.reading():
         records = load_response_records(store, ref.audit_id)
         labels, _ = waived_labels(store, verdicts_audit_id, waivers)

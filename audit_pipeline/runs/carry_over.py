@@ -9,33 +9,31 @@ the current vault contradicts are checked against their previous verdict for sta
 
 The lookups (``plan_verification``), the verification (``verify_fresh``) and putting the two
 together (``assemble_verification``) are separate steps, so a large audit can verify its answers
-in batches, in other processes, that need no warehouse (``warehouse/detection_batches.py``, which
-runs them for the verdicts asset with one batch or many).
+in batches, in other processes, that need no warehouse (``runs/detection_batches.py``, which
+runs them for the verdicts asset with one batch or many). The warehouse only stores and loads
+(``warehouse/verdict_history.py``); the decisions are made here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from audit_pipeline.claims.audit_claims import AuditClaim
-from audit_pipeline.evidence.passages import EvidencePassage
+from audit_pipeline.records.claims import AuditClaim
+from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.verdict_provenance import (
+    ClaimKey,
+    PriorVerdict,
+    Provenance,
+    StoredVerdict,
+)
+from audit_pipeline.records.verdicts import Verdict
 from audit_pipeline.verification.audit_verdicts import verify_claims
-from audit_pipeline.verification.reuse import StoredVerdict, plan_reuse, verdict_keys
-from audit_pipeline.verification.staleness import ClaimKey, PriorVerdict, claim_key, mark_stale
-from audit_pipeline.verification.verdict import Verdict, Verifier
-from audit_pipeline.warehouse.store import Warehouse, or_none
-from audit_pipeline.warehouse.table_rows import VerdictRow
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Where a verdict row comes from: its key, the vault state of its evidence and, when it
-    was carried over, the audit that computed it."""
-
-    verdict_key: str
-    vault_state: str | None
-    carried_from: str | None = None
+from audit_pipeline.verification.reuse import plan_reuse, verdict_keys
+from audit_pipeline.verification.staleness import claim_key, mark_stale
+from audit_pipeline.verification.verdict import Verifier
+from audit_pipeline.warehouse.store import Warehouse
+from audit_pipeline.warehouse.verdict_history import chunk_ids, prior_verdicts, stored_verdicts
 
 
 @dataclass(frozen=True)
@@ -50,60 +48,6 @@ class Verification:
     @property
     def stale(self) -> int:
         return sum(str(v.label) == "stale" for v in self.verdicts)
-
-
-def stored_verdicts(store: Warehouse, keys: Collection[str]) -> dict[str, StoredVerdict]:
-    """The most recent verdict stored under each of ``keys``."""
-    if not keys:
-        return {}
-    frame = store.query(
-        "SELECT v.* FROM verdicts v JOIN audits a USING (audit_id) "
-        "WHERE v.verdict_key IN (SELECT unnest(?::VARCHAR[])) "
-        "QUALIFY row_number() OVER (PARTITION BY v.verdict_key ORDER BY a.started_at DESC) = 1",
-        [list(keys)],
-    )
-    found: dict[str, StoredVerdict] = {}
-    for record in frame.to_dict("records"):
-        row = VerdictRow.model_validate(record)
-        if row.verdict_key is not None:
-            origin = row.carried_from or row.audit_id
-            found[row.verdict_key] = StoredVerdict(row.verdict(), origin, row.vault_state)
-    return found
-
-
-def prior_verdicts(store: Warehouse, target: str, vault_state: str) -> dict[ClaimKey, PriorVerdict]:
-    """Per (prompt, turn, claim text): the target's latest verdict against another vault state."""
-    frame = store.query(
-        "SELECT c.prompt_id, c.turn, c.text, v.label, v.supporting_chunk_ids, v.vault_state "
-        "FROM verdicts v JOIN claims c ON c.audit_id = v.audit_id AND c.claim_id = v.claim_id "
-        "JOIN audits a ON a.audit_id = v.audit_id "
-        "WHERE a.target = ? AND v.vault_state IS NOT NULL AND v.vault_state <> ? "
-        "QUALIFY row_number() OVER ("
-        "PARTITION BY c.prompt_id, c.turn, c.text ORDER BY a.started_at DESC) = 1",
-        [target, vault_state],
-    )
-    prior: dict[ClaimKey, PriorVerdict] = {}
-    for row in frame.itertuples(index=False):
-        supporting = or_none(row.supporting_chunk_ids)  # an array, or None
-        prior[(row.prompt_id, int(row.turn), row.text)] = PriorVerdict(
-            row.label, tuple(supporting) if supporting is not None else (), row.vault_state
-        )
-    return prior
-
-
-# Adds the current vault chunks to ``vault_chunk_history`` (once per chunk id). Run with every
-# audit's verdicts, in their transaction (``write_verdicts(keep_chunk_history=True)``), so each
-# chunk any verdict could rest on is kept: when its document changes, a stale claim can still
-# show what the vault said.
-CHUNK_HISTORY_SQL = (
-    "INSERT INTO vault_chunk_history "
-    "SELECT chunk_id, doc_id, section, text, doc_hash, now() FROM vault_chunks "
-    "WHERE chunk_id NOT IN (SELECT chunk_id FROM vault_chunk_history)"
-)
-
-
-def _chunk_ids(store: Warehouse, table: str) -> set[str]:
-    return set(store.query(f"SELECT chunk_id FROM {table}")["chunk_id"])
 
 
 @dataclass(frozen=True)
@@ -154,9 +98,9 @@ def plan_verification(
     reuse = plan_reuse(claims, keys, stored_verdicts(store, set(keys.values())))
     staleness = None
     if vault_state is not None and reuse.to_verify:
-        current = _chunk_ids(store, "vault_chunks")
+        current = chunk_ids(store, "vault_chunks")
         # The history gains the current chunks when the verdicts are written; they count now.
-        ever = _chunk_ids(store, "vault_chunk_history") | current
+        ever = chunk_ids(store, "vault_chunk_history") | current
         staleness = StalenessBasis(
             prior_verdicts(store, target, vault_state), frozenset(current), frozenset(ever)
         ).for_claims(reuse.to_verify)
