@@ -8,7 +8,7 @@
   ``generate_batch`` at each batch size, then once more through ``litellm.batch_completion``
   (the path the bot uses) at the largest size; tokens/s counts generated tokens.
 * suite: ``run_suite`` over the sample suite with a fresh index in a temporary directory, as
-  the audit runs it (first turns in batches, follow-ups one by one).
+  the audit runs it (each round of turns in batches: first turns, then follow-ups).
 
 Each figure comes with the process's CPU seconds and the machine's load average: on a shared
 CPU wall-clock numbers move a lot, CPU seconds much less.

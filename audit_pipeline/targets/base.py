@@ -109,7 +109,7 @@ class BatchTarget(Target, Protocol):
 
 
 def supports_batches(target: Target) -> bool:
-    """True when the runner should send first turns to ``target.answer_batch``."""
+    """True when the runner should send each round of turns to ``target.answer_batch``."""
     size = getattr(target, "batch_size", None)
     return callable(getattr(target, "answer_batch", None)) and isinstance(size, int) and size >= 1
 

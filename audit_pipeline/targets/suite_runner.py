@@ -97,18 +97,13 @@ class _SuiteRun:
     def execute(self, concurrency: int) -> list[ResponseRecord]:
         with ThreadPoolExecutor(concurrency, thread_name_prefix="audit-target") as pool:
             if supports_batches(self.target):
-                first = self._first_turns_in_batches(pool)
-                futures = [
-                    pool.submit(self._conversation, prompt, 1, _history(prompt, first[prompt.id]))
-                    for prompt in self.suite.prompts
-                    if len(prompt.turns) > 1 and first[prompt.id].error is None
-                ]
+                self._turns_in_rounds(pool)
             else:
                 futures = [
                     pool.submit(self._conversation, prompt, 0, ()) for prompt in self.suite.prompts
                 ]
-            for future in futures:
-                future.result()  # re-raises a bug in the runner itself
+                for future in futures:
+                    future.result()  # re-raises a bug in the runner itself
         return [
             self.results[(prompt.id, turn)]
             for prompt in self.suite.prompts
@@ -183,27 +178,52 @@ class _SuiteRun:
 
     # -- batches ----------------------------------------------------------------------------
 
-    def _first_turns_in_batches(self, pool: ThreadPoolExecutor) -> dict[str, ResponseRecord]:
-        first: dict[str, ResponseRecord] = {}
+    def _turns_in_rounds(self, pool: ThreadPoolExecutor) -> None:
+        """Every prompt's first turn in batches, then every second turn whose conversation so
+        far was answered, and so on: a follow-up waits only for its own earlier turns, and a
+        batch target answers follow-ups in batches like first turns."""
+        live: list[tuple[SuitePrompt, tuple[ChatTurn, ...]]] = [(p, ()) for p in self.suite.prompts]
+        turn = 0
+        while live:
+            answered = self._round(pool, turn, live)
+            following: list[tuple[SuitePrompt, tuple[ChatTurn, ...]]] = []
+            for prompt, history in live:
+                record = answered[prompt.id]
+                if record.error is not None or record.response is None:
+                    self._skip_rest(prompt, turn)
+                elif turn + 1 < len(prompt.turns):
+                    said = (
+                        ChatTurn("user", prompt.turns[turn].prompt),
+                        ChatTurn("assistant", record.response),
+                    )
+                    following.append((prompt, (*history, *said)))
+            live, turn = following, turn + 1
+
+    def _round(
+        self,
+        pool: ThreadPoolExecutor,
+        turn: int,
+        conversations: Sequence[tuple[SuitePrompt, tuple[ChatTurn, ...]]],
+    ) -> dict[str, ResponseRecord]:
+        """Turn ``turn`` of each conversation (with its history so far), cached answers first,
+        the rest in batches of the target's ``batch_size``; the records by prompt id."""
+        answered: dict[str, ResponseRecord] = {}
         pending: list[tuple[SuitePrompt, TargetRequest]] = []
-        for prompt in self.suite.prompts:
-            request = TargetRequest(prompt.id, 0, prompt.turns[0].prompt)
+        for prompt, history in conversations:
+            request = TargetRequest(prompt.id, turn, prompt.turns[turn].prompt, history)
             hit = self._cached(prompt, request)
             if hit is None:
                 pending.append((prompt, request))
             else:
                 self._store(hit)
-                first[prompt.id] = hit
+                answered[prompt.id] = hit
         size = int(getattr(self.target, "batch_size", 1))
         batches = [pending[start : start + size] for start in range(0, len(pending), size)]
         for records in pool.map(self._batch, batches):
             for record in records:
                 self._store(record)
-                first[record.prompt_id] = record
-        for prompt in self.suite.prompts:
-            if first[prompt.id].error is not None:
-                self._skip_rest(prompt, 0)
-        return first
+                answered[record.prompt_id] = record
+        return answered
 
     def _batch(self, batch: Sequence[tuple[SuitePrompt, TargetRequest]]) -> list[ResponseRecord]:
         """One batch with per-item retries: only the items that failed retryably go again.
@@ -403,10 +423,6 @@ def _pending(error: BaseException) -> bool:
 def _failure_text(error: Exception, attempts: int, exhausted: bool) -> str:
     """The row's error: a transient failure that outlived the retries says so."""
     return f"gave up after {attempts} attempts: {error}" if exhausted else _error_text(error)
-
-
-def _history(prompt: SuitePrompt, first: ResponseRecord) -> tuple[ChatTurn, ...]:
-    return (ChatTurn("user", prompt.turns[0].prompt), ChatTurn("assistant", first.response or ""))
 
 
 def _checked(reply: object) -> TargetReply:

@@ -134,6 +134,7 @@ class LocalBatchBot:
         self.name = "batch-bot"
         self.batch_size = batch_size
         self.batches: list[list[str]] = []
+        self.batched: list[TargetRequest] = []
         self.single_calls: list[TargetRequest] = []
         self.failures_left = {"flaky": 1}
         self.lock = threading.Lock()
@@ -149,6 +150,7 @@ class LocalBatchBot:
     def answer_batch(self, requests: Sequence[TargetRequest]) -> list[TargetReply | Exception]:
         with self.lock:
             self.batches.append([request.prompt for request in requests])
+            self.batched.extend(requests)
         results: list[TargetReply | Exception] = []
         for request in requests:
             if request.prompt == "broken":
@@ -161,7 +163,7 @@ class LocalBatchBot:
         return results
 
 
-def test_batch_targets_get_first_turns_in_batches(tmp_path: Path) -> None:
+def test_batch_targets_get_each_round_of_turns_in_batches(tmp_path: Path) -> None:
     bot = LocalBatchBot(batch_size=3)
     suite = suite_of(
         single("A", "a"),
@@ -173,20 +175,47 @@ def test_batch_targets_get_first_turns_in_batches(tmp_path: Path) -> None:
     )
     cache = ResponseCache(tmp_path / "cache")
     records = run_suite(suite, bot, audit_id="a", cache=cache, concurrency=2, backoff_base_s=0)
-    assert sorted(len(batch) for batch in bot.batches) == [1, 3, 3]  # 6 first turns + 1 retry
-    assert ["flaky"] in bot.batches
+    # 6 first turns, 1 retry, then the one second turn whose first was answered
+    assert sorted(len(batch) for batch in bot.batches) == [1, 1, 3, 3]
+    assert ["flaky"] in bot.batches and ["c1"] in bot.batches
     by_key = {(r.prompt_id, r.turn): r for r in records}
     assert by_key[("F", 0)].response == "batched flaky" and by_key[("F", 0)].attempts == 2
     assert by_key[("B", 0)].error == "cannot answer" and by_key[("B", 0)].attempts == 1
     assert by_key[("D", 1)].error == "not sent: turn 0 of this conversation failed"
-    assert by_key[("C", 1)].response == "c1 after 2"  # later turns go through answer()
-    assert [request.prompt for request in bot.single_calls] == ["c1"]
-    assert bot.single_calls[0].history[1].content == "batched c0"
+    # Later turns go in batches too, each with its own conversation so far.
+    assert by_key[("C", 1)].response == "batched c1"
+    assert bot.single_calls == []
+    (follow_up,) = [request for request in bot.batched if request.turn == 1]
+    assert [(t.role, t.content) for t in follow_up.history] == [
+        ("user", "c0"),
+        ("assistant", "batched c0"),
+    ]
 
     bot.batches.clear()
     again = run_suite(suite, bot, audit_id="b", cache=cache, backoff_base_s=0)
     assert bot.batches == [["broken", "broken"]]  # only the uncached failures
     assert [r.from_cache for r in again].count(True) == 5  # A, F, C turn 0 and 1, E
+
+
+def test_a_round_waits_only_for_each_conversations_own_earlier_turns() -> None:
+    """Third turns go together after the second ones, each with its whole conversation; a
+    conversation whose second turn failed sends no third."""
+    bot = LocalBatchBot(batch_size=8)
+    suite = suite_of(
+        conversation("X", "x0", "x1", "x2"),
+        conversation("Y", "y0", "broken", "y2"),
+        conversation("Z", "z0", "z1", "z2"),
+        single("S", "s"),
+    )
+    records = run_suite(suite, bot, audit_id="a", backoff_base_s=0)
+    assert bot.batches == [["x0", "y0", "z0", "s"], ["x1", "broken", "z1"], ["x2", "z2"]]
+    third = {r.prompt_id: r for r in bot.batched if r.turn == 2}
+    assert [t.content for t in third["Z"].history] == ["z0", "batched z0", "z1", "batched z1"]
+    by_key = {(r.prompt_id, r.turn): r for r in records}
+    assert by_key[("Y", 2)].error == "not sent: turn 1 of this conversation failed"
+    assert [(r.prompt_id, r.turn) for r in records] == [
+        (p.id, t) for p in suite.prompts for t in range(len(p.turns))
+    ]
 
 
 def test_a_batch_item_that_stays_busy_gives_up_after_the_policys_attempts() -> None:
