@@ -1,8 +1,8 @@
 """The claim stage over one audit: answered turns in, claims with audit-wide ids out.
 
 What the ``claims`` asset calls (and a notebook can). Plain records in and out; reading and
-writing the warehouse happens in ``warehouse/claim_tables.py``, so the stage can be re-run from
-stored rows (a ``reverify`` run days after the target was called).
+writing the warehouse happens in the asset (``warehouse/verdict_tables.py`` stores the rows), so
+the stage can re-run from stored rows (a ``reverify`` run days after the target was called).
 """
 
 from __future__ import annotations
