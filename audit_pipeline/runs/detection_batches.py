@@ -29,15 +29,21 @@ from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.records.verdicts import Verdict
 from audit_pipeline.reliability.circuit_breaker import BreakerState
 from audit_pipeline.runs.carry_over import (
-    StalenessBasis,
     Verification,
     VerificationPlan,
     assemble_verification,
     plan_verification,
     verify_fresh,
 )
-from audit_pipeline.terminology.audit import audit_evidence, audit_verdicts, plan_audit, prompts_of
+from audit_pipeline.terminology.audit import (
+    audit_evidence,
+    glossary_lookups,
+    plan_audit,
+    prompts_of,
+)
 from audit_pipeline.terminology.checker import TerminologyChecker
+from audit_pipeline.verification.batch import History
+from audit_pipeline.verification.staleness import claim_key
 from audit_pipeline.verification.verdict import Verifier
 from audit_pipeline.warehouse.audit_tables import load_responses
 from audit_pipeline.warehouse.store import Warehouse
@@ -196,7 +202,7 @@ class VerificationWork:
     batch: int
     claims: list[AuditClaim]
     evidence: dict[str, list[EvidencePassage]]
-    staleness: StalenessBasis | None
+    staleness: History | None
 
 
 def plan_verdicts(
@@ -235,7 +241,11 @@ def plan_verdicts(
             batch,
             members,
             {c.claim_id: evidence[c.claim_id] for c in members if c.claim_id in evidence},
-            plan.staleness.for_claims(members) if plan.staleness is not None else None,
+            (
+                plan.staleness.for_keys({claim_key(c) for c in members})
+                if plan.staleness is not None
+                else None
+            ),
         )
         for batch, members in _by_batch(plan.to_verify, batches).items()
     ]
@@ -253,16 +263,19 @@ def write_planned_verdicts(
     planned: PlannedVerification,
     fresh: Sequence[Mapping[str, Verdict]],
     terminology: TerminologyChecker | None,
+    verifier: Verifier,
 ) -> Verification:
-    """Every claim's verdict (carried over or fresh from a batch), settled by the glossary when
-    one is configured, written with the audit's judge totals and the vault's chunk history in
-    one transaction."""
+    """Every claim's verdict (carried over or fresh from a batch), settled by the chain's
+    glossary stages when a glossary is configured, written with the audit's judge totals and
+    the vault's chunk history in one transaction."""
     merged = {claim: verdict for part in fresh for claim, verdict in part.items()}
     run = assemble_verification(planned.plan, planned.claims, merged)
     verdicts = run.verdicts
     if terminology is not None:
         checks = plan_audit(terminology, planned.claims, planned.prompts)
-        verdicts = audit_verdicts(verdicts, planned.claims, checks)
+        verdicts = verifier.settle(
+            [c.claim for c in planned.claims], verdicts, glossary_lookups(checks)
+        )
     write_verdicts(
         store, audit_id, planned.claims, verdicts, run.provenance, keep_chunk_history=True
     )

@@ -2,7 +2,7 @@
 
 Built here, above the targets, and handed to the vault bot: a target may not import the
 claims, evidence and verification stages that judge it (the import contracts in
-``pyproject.toml``). Same extractor and local verifier as an audit, so what the guardrail
+``pyproject.toml``). Same extractor and local verifier chain as an audit, so what the guardrail
 lets through is what the audit would accept.
 """
 
@@ -13,7 +13,7 @@ from audit_pipeline.embedding import Embedder
 from audit_pipeline.targets.target_config import TargetConfig, VaultBotTargetConfig
 from audit_pipeline.validation.engine import AnswerValidator
 from audit_pipeline.validation.settings import ValidationSettings
-from audit_pipeline.verification.local import LocalVerifier
+from audit_pipeline.verification.configured import local_chain
 
 
 def guardrail_validator(config: TargetConfig, embedder: Embedder) -> AnswerValidator | None:
@@ -24,6 +24,6 @@ def guardrail_validator(config: TargetConfig, embedder: Embedder) -> AnswerValid
     return AnswerValidator(
         embedder=embedder,
         extractor=SentenceClaimExtractor([config.fallback_sentence]),
-        verifier=LocalVerifier(embedder),
+        verifier=local_chain(embedder),
         settings=ValidationSettings(),
     )
