@@ -12,6 +12,7 @@ rows. The bodies of all those steps are the engine's ``runs/detection_batches.py
 one-step assets call the same functions with one batch.
 """
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -66,7 +67,7 @@ from audit_pipeline.verification.configured import (
     verifier_identity,
 )
 from audit_pipeline.verification.stages.second_reading import SECOND_STAGE
-from audit_pipeline.verification.verdict import Verifier
+from audit_pipeline.verification.verdict import Verifier, stages_line
 from audit_pipeline.warehouse.audit_tables import load_responses
 from audit_pipeline.warehouse.verdict_tables import answered_turns, kept_claims, write_claims
 
@@ -322,6 +323,7 @@ def _verdicts_output(
             "label_unverifiable": labels.get("unverifiable", 0),
             "verifier": planned.verifier,
             "verifier_quality": planned.verifier_quality,
+            "verifier_stages": stages_line(json.loads(planned.verifier_chain)["stages"]),
             # Which check decided each verdict, and how many a second stage (judge or reader)
             # was asked about: the claims whose specifics are grounded and reading uncertain.
             **{f"decided_by_{name}": count for name, count in sorted(deciders.items())},

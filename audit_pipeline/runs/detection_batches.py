@@ -44,7 +44,7 @@ from audit_pipeline.terminology.audit import (
 from audit_pipeline.terminology.checker import TerminologyChecker
 from audit_pipeline.verification.batch import History
 from audit_pipeline.verification.staleness import claim_key
-from audit_pipeline.verification.verdict import Verifier
+from audit_pipeline.verification.verdict import Verifier, chain_json
 from audit_pipeline.warehouse.audit_tables import load_responses
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline.warehouse.verdict_tables import (
@@ -186,13 +186,15 @@ def write_found_evidence(
 class PlannedVerification:
     """The verdicts stage of one audit before anything is verified: every claim (in order),
     the carry-over plan, the prompts (terminology checks) and the verifier it was planned for
-    (``verifier``: name and version; ``verifier_quality``: its measured figures)."""
+    (``verifier``: name and version; ``verifier_quality``: the figures measured for its
+    chain; ``verifier_chain``: the chain's description, JSON, as the audit row keeps it)."""
 
     claims: list[AuditClaim]
     prompts: Prompts
     plan: VerificationPlan
     verifier: str
     verifier_quality: str
+    verifier_chain: str
 
 
 @dataclass(frozen=True)
@@ -234,7 +236,8 @@ def plan_verdicts(
         prompts_of(responses),
         plan,
         f"{verifier.name} {verifier.version}",
-        getattr(verifier, "quality", "") or "not measured",
+        verifier.quality,
+        chain_json(verifier),
     )
     work = [
         VerificationWork(
@@ -277,6 +280,12 @@ def write_planned_verdicts(
             [c.claim for c in planned.claims], verdicts, glossary_lookups(checks)
         )
     write_verdicts(
-        store, audit_id, planned.claims, verdicts, run.provenance, keep_chunk_history=True
+        store,
+        audit_id,
+        planned.claims,
+        verdicts,
+        run.provenance,
+        keep_chunk_history=True,
+        verifier_chain=planned.verifier_chain,
     )
     return Verification(verdicts, run.provenance, run.verified, run.carried)

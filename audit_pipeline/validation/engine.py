@@ -228,9 +228,7 @@ class AnswerValidator:
         _check_deadline(deadline, "the evidence search")
         verdicts, probability = self._verdicts(claims, evidence)
         _check_deadline(deadline, "verification")
-        verdicts = self.verifier.settle(
-            claims, verdicts, {t.claim_index: t.lookup for t in terms}
-        )
+        verdicts = self.verifier.settle(claims, verdicts, {t.claim_index: t.lookup for t in terms})
         results = [ClaimResult(c, v, e) for c, v, e in zip(claims, verdicts, evidence, strict=True)]
         if sources is not None:
             judged = [

@@ -45,7 +45,7 @@ def build_extractor(
 
 def build_verifier(
     settings: DetectionSettings,
-    embedder: Embedder,
+    embedder: Embedder | None,
     api_key: str | None = None,
     reader: ReaderSettings | None = None,
 ) -> VerifierChain:
@@ -60,7 +60,7 @@ def build_verifier(
 
 
 def local_chain(
-    embedder: Embedder, model: LocalModel | None = None, answer_level: bool = True
+    embedder: Embedder | None, model: LocalModel | None = None, answer_level: bool = True
 ) -> VerifierChain:
     """The default local chain (``verifier: local``), its learned model replaced by ``model``
     when given (a benchmark's fold refit) and reading claims one by one without

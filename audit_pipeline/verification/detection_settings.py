@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.verification.reader import ReaderSettings
@@ -57,6 +57,8 @@ class DetectionSettings(BaseModel):
     # lists what it is); None: the chain ``verifier`` names (the checks, the learned model,
     # the judge or reader for a cascade, staleness and the glossary).
     stages: tuple[StageSpec, ...] | None = None
+    # The key ``stages`` replaced; named only so an old audit.yaml is told so.
+    checks: None = Field(default=None, exclude=True, repr=False)
     judge: JudgeSettings = JudgeSettings()
     # Claims checked per answer (the first ones in the text); the rest are counted as capped.
     max_claims_per_answer: int = Field(default=50, ge=1)
@@ -68,16 +70,15 @@ class DetectionSettings(BaseModel):
     # one, the local and cascade verifiers send their uncertain claims to it, not to a judge.
     reader: ReaderSettings | None = None
 
-    @model_validator(mode="before")
+    @field_validator("checks", mode="before")
     @classmethod
-    def _replaced_keys(cls, value: Any) -> Any:
-        if isinstance(value, dict) and "checks" in value:
+    def _checks_replaced(cls, value: Any) -> None:
+        if value is not None:
             raise ValueError(
-                "checks: replaced by detection.stages, the whole verifier chain in order "
-                "(e.g. stages: [specifics, polarity, rewrite, entailment, model, staleness, "
-                "glossary]); `audit-pipeline verifier` lists the default"
+                "replaced by detection.stages, the whole verifier chain in order (e.g. "
+                "stages: [specifics, polarity, rewrite, entailment, model, staleness, "
+                "glossary]); `audit-pipeline verifier` lists the configured one"
             )
-        return value
 
     @model_validator(mode="after")
     def _band(self) -> DetectionSettings:
@@ -94,7 +95,7 @@ class DetectionSettings(BaseModel):
         return self
 
     def _check_stages(self, stages: tuple[StageSpec, ...]) -> None:
-        from audit_pipeline.verification.stages.registry import check_spec
+        from audit_pipeline.verification.stages.registry import StageError, check_spec
 
         overridden = {"verifier", "cascade_band"} & self.model_fields_set
         if overridden:
@@ -107,7 +108,10 @@ class DetectionSettings(BaseModel):
         if repeated:
             raise ValueError(f"stages: each stage once, repeated: {', '.join(repeated)}")
         for spec in stages:
-            check_spec(spec.name, spec.params)
+            try:
+                check_spec(spec.name, spec.params)
+            except StageError as error:
+                raise ValueError(f"stages: {error}") from None
         if self.reader is not None and "reader" not in names:
             raise ValueError("reader: detection.reader is set but detection.stages has no reader")
         if "reader" in names and self.reader is None:

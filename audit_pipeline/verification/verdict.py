@@ -8,6 +8,7 @@ storage and scoring read verdicts without importing this stage.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -40,7 +41,8 @@ class Verifier(Protocol):
     ``verify_answers`` returns one ``AnswerVerdicts`` per answer, in order. ``history`` (a
     batch audit's memory of earlier verdicts) lets the stages that read it run; without it they
     are skipped. ``settle`` runs the stages that read the glossary's lookups (by claim index)
-    over finished verdicts. ``quality`` says how well this verifier was measured, in words.
+    over finished verdicts. ``describe`` lists the stages (name, version, parameters);
+    ``quality`` says how well this verifier was measured, in words.
     """
 
     name: str
@@ -55,6 +57,22 @@ class Verifier(Protocol):
         self, claims: Sequence[Claim], verdicts: Sequence[Verdict], lookups: Mapping[int, Any]
     ) -> list[Verdict]: ...
 
+    def describe(self) -> list[dict[str, Any]]: ...
+
+
+def chain_json(verifier: Verifier) -> str:
+    """The verifier as an audit row keeps it (``audits.verifier_chain``): name, version (the
+    chain's identity), the figures measured for it, and its stages."""
+    return json.dumps(
+        {
+            "name": verifier.name,
+            "version": verifier.version,
+            "quality": verifier.quality,
+            "stages": verifier.describe(),
+        },
+        sort_keys=True,
+    )
+
 
 def verify_answer(
     verifier: Verifier,
@@ -65,3 +83,8 @@ def verify_answer(
     from audit_pipeline.verification.batch import Answer
 
     return verifier.verify_answers([Answer.of(claims, evidence)])[0]
+
+
+def stages_line(stages: Sequence[Mapping[str, Any]]) -> str:
+    """The stages of a chain in one line, in the order they run: "specifics 1 · polarity 1"."""
+    return " · ".join(f"{s['name']} {s['version']}" for s in stages)

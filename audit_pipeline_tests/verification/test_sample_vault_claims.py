@@ -20,8 +20,8 @@ from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
 from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Label, Verdict
-from audit_pipeline.verification.audit_verdicts import verify_claims
 from audit_pipeline.verification import VerifierChain
+from audit_pipeline.verification.audit_verdicts import verify_claims
 from audit_pipeline.verification.configured import local_chain
 
 

@@ -43,7 +43,7 @@ DEFAULT_PROBABILITY = {
     Label.UNVERIFIABLE: 0.5,
 }
 UNDECIDED = "no stage of the verifier chain decided this claim"
-NOT_MEASURED = "not measured for this chain"
+NOT_MEASURED = "figures not measured for this chain"
 
 
 def apply_finding(state: ClaimState, finding: Finding, stage: Stage) -> None:
@@ -166,9 +166,7 @@ class VerifierChain:
                     apply_finding(state, finding, stage)
         verdicts = [self._verdict(state) for state in states]
         return [
-            AnswerVerdicts(
-                verdicts[start : start + len(answer.claims)], answer_probability[number]
-            )
+            AnswerVerdicts(verdicts[start : start + len(answer.claims)], answer_probability[number])
             for number, (answer, start) in enumerate(zip(batch.answers, batch.starts, strict=True))
         ]
 

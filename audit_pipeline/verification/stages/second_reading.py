@@ -135,6 +135,12 @@ class JudgeStage(SecondReading):
     name = "judge"
     version = "1"
 
+    def describe(self) -> dict[str, Any]:
+        described = super().describe()
+        if self.resources.judge is not None and self._reader is None:
+            described["reader"] = f"{self.resources.judge.model} (detection.judge)"
+        return described
+
     def build_reader(self) -> ClaimReader:
         from audit_pipeline.verification.judge import judge_from_settings
 
