@@ -45,15 +45,19 @@ def _row(kind: str, key: str, verdict: Verdict, **extra: Any) -> dict[str, Any]:
     }
 
 
-def snapshot(sets: set[str], seeds: Sequence[int], limit: int) -> list[dict[str, Any]]:
+def snapshot(
+    sets: set[str], seeds: Sequence[int], limit: int, records: int = 0
+) -> list[dict[str, Any]]:
     embedder = SentenceTransformerEmbedder()
     memo = MemoEmbedder(embedder)
     rows: list[dict[str, Any]] = []
     summary: dict[str, Any] = {}
     started = time.perf_counter()
     if "ragtruth" in sets:
-        records = ragtruth.load_records(ragtruth.DEFAULT_DATA)
-        prepared = ragtruth.prepare(records, embedder, ragtruth.TOP_K)
+        rows_in = ragtruth.load_records(ragtruth.DEFAULT_DATA)
+        prepared = ragtruth.prepare(
+            rows_in[:records] if records else rows_in, embedder, ragtruth.TOP_K
+        )
         chain = local_chain(embedder)
         for item in prepared:
             verdicts = ragtruth._local_verdicts(chain, item)
@@ -121,15 +125,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sets", default="ragtruth,pairs,specifics")
     parser.add_argument("--seeds", default="0,1,2,3,4")
     parser.add_argument("--limit", type=int, default=300, help="pairs per pair set")
+    parser.add_argument(
+        "--records",
+        type=int,
+        default=0,
+        help="RAGTruth: only the first N responses (a quick check)",
+    )
     args = parser.parse_args(argv)
     if args.compare:
         print(json.dumps(compare(*args.compare), indent=1))
         return 0
     if args.out is None:
         parser.error("--out or --compare")
-    rows = snapshot(
-        set(args.sets.split(",")), [int(s) for s in args.seeds.split(",") if s], args.limit
-    )
+    seeds = [int(s) for s in args.seeds.split(",") if s]
+    rows = snapshot(set(args.sets.split(",")), seeds, args.limit, args.records)
     with args.out.open("w", encoding="utf-8") as out:
         for row in rows:
             out.write(json.dumps(row) + "\n")
