@@ -2,17 +2,30 @@
 judge; a check's decision never does; a failed judge leaves the earlier verdict standing."""
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from audit_pipeline.claims import make_claim
+from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.index.lance_index import VaultIndex
+from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.records.verdicts import Label
 from audit_pipeline.verification import LLMJudgeVerifier, VerifierChain, verify_answer
+from audit_pipeline.verification.configured import build_verifier
+from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.verification.stages.base import Finding, Role, Stage
 from audit_pipeline.verification.stages.cases import ClaimCase
 from audit_pipeline.verification.stages.second_reading import JudgeStage, SecondReadingParams
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
+from audit_pipeline_tests.verification.test_judge import verdict_json
+from audit_pipeline_tests.verification.test_sample_vault_claims import (
+    FALSEHOODS,
+    PARAPHRASES,
+    verdicts,
+)
 
 RESPONSE = "Alpha is one. Beta is two. Gamma is three. Delta is four."
 CLAIMS = [make_claim(RESPONSE, i, i + 12, "sentence") for i in (0, 14, 27, 43)]
@@ -108,3 +121,40 @@ def test_a_claim_a_check_decided_is_not_sent_to_the_judge() -> None:
         verdicts = verify_answer(chain, CLAIMS[:2], [[], []]).verdicts
     assert llm.calls == []
     assert [v.decided_by for v in verdicts] == ["specifics", "polarity"]
+
+
+def test_the_cascade_equals_the_local_verifier_outside_its_band(
+    sample_index_dir: Path, embedder: SentenceTransformerEmbedder
+) -> None:
+    """The same answer (falsehoods and faithful restatements of the sample vault together, so
+    the answer-level reading moves some labels) through the local chain and through the
+    cascade: every claim the judge was not asked about has the local verdict, label,
+    probability and deciding stage alike; the judge is asked about exactly the claims the
+    learned model labelled inside the band."""
+    retriever = HybridRetriever(VaultIndex(sample_index_dir, embedder))
+    texts = [claim for claim, _, _ in FALSEHOODS[:4]] + PARAPHRASES[:6]
+    local = build_verifier(DetectionSettings(), embedder)
+    alone = verdicts(texts, retriever, local)
+    by_model = [v for v in alone if v.decided_by == "model"]
+    assert by_model and len(by_model) < len(alone)
+    band = (by_model[0].probability, by_model[0].probability)  # one claim's p: non-vacuous
+    llm = ScriptedLLM([verdict_json("supported", 0.9, ())])
+    with scripted_provider(llm) as model:
+        settings = DetectionSettings(
+            verifier="cascade", cascade_band=band, judge=JudgeSettings(model=model)
+        )
+        cascaded = verdicts(texts, retriever, build_verifier(settings, embedder))
+    asked = [
+        i for i, v in enumerate(alone) if v.decided_by == "model" and v.probability == band[0]
+    ]
+    assert [i for i, v in enumerate(cascaded) if v.judge_calls] == asked
+    assert len(llm.calls) == len(asked)
+    for index, (mine, theirs) in enumerate(zip(alone, cascaded, strict=True)):
+        if index in asked:
+            assert theirs.decided_by == "judge"
+        else:
+            assert (theirs.label, theirs.probability, theirs.decided_by) == (
+                mine.label,
+                mine.probability,
+                mine.decided_by,
+            )
