@@ -40,7 +40,7 @@ class GlossaryParams(StageParams):
     min_definition_overlap: float = Field(default=MIN_DEFINITION_OVERLAP, ge=0.0, le=1.0)
 
 
-class GlossaryStage(Stage):
+class GlossaryStage(Stage[GlossaryParams]):
     name = "glossary"
     version = "1"
     Params = GlossaryParams
@@ -52,7 +52,6 @@ class GlossaryStage(Stage):
         if not isinstance(lookup, TermLookup):
             return None
         params = self.params
-        assert isinstance(params, GlossaryParams)
         if lookup.status == "miss":
             return Finding(
                 Label.UNSUPPORTED,

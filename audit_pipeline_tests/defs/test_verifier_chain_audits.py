@@ -58,7 +58,7 @@ class BannedParams(CheckParams):
     phrases: list[str] = Field(default_factory=list)
 
 
-class BannedPhrases(Check):
+class BannedPhrases(Check[BannedParams]):
     name = "banned_phrases"
     version = "1"
     Params = BannedParams

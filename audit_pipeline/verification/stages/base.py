@@ -15,7 +15,7 @@ from abc import ABC
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # Every stage a chain can name, by name: this package's register as their modules are
 # imported (``stages/builtin.py``), plugins' through ``registry.py``'s entry points.
-REGISTERED: dict[str, type[Stage]] = {}
+REGISTERED: dict[str, type[Stage[Any]]] = {}
 
 
 class Reads(StrEnum):
@@ -102,8 +102,11 @@ class StageResources:
     reader: ReaderSettings | None = None
 
 
-class Stage(ABC):
-    """One step of the verifier chain.
+P = TypeVar("P", bound=StageParams)
+
+
+class Stage(ABC, Generic[P]):
+    """One step of the verifier chain; ``P`` is the type of its parameters (``Params``).
 
     Subclasses set ``name`` (what ``verdicts.decided_by`` stores when the stage decides),
     ``version`` (bump it when what the stage decides changes: the verifier's identity includes
@@ -118,12 +121,11 @@ class Stage(ABC):
     reads: ClassVar[Reads] = Reads.CLAIM
     role: ClassVar[Role] = Role.CHECK
 
-    def __init__(
-        self, params: StageParams | None = None, resources: StageResources | None = None
-    ) -> None:
-        self.params = params if params is not None else self.Params()
-        if not isinstance(self.params, self.Params):
+    def __init__(self, params: P | None = None, resources: StageResources | None = None) -> None:
+        given = params if params is not None else self.Params()
+        if not isinstance(given, self.Params):
             raise TypeError(f"stage {self.name!r} takes {self.Params.__name__}")
+        self.params: P = cast(P, given)
         self.resources = resources or StageResources()
 
     def judge(self, case: ClaimCase) -> Finding | None:
@@ -168,7 +170,10 @@ class StageError(ValueError):
     """A chain names a stage nobody registered, or gives it parameters it does not take."""
 
 
-def stage(cls: type[Stage]) -> type[Stage]:
+S = TypeVar("S", bound="type[Stage[Any]]")
+
+
+def stage(cls: S) -> S:
     """Class decorator: make ``cls`` available to ``detection.stages`` under ``cls.name``."""
     for attribute in ("name", "version"):
         if not isinstance(getattr(cls, attribute, None), str):

@@ -12,6 +12,7 @@ same label the check listed first names the verdict.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pydantic import Field
 
@@ -37,7 +38,10 @@ class Flaw:
     chunk_ids: tuple[str, ...] = ()
 
 
-class Check(Stage):
+CP = TypeVar("CP", bound=CheckParams)
+
+
+class Check(Stage[CP]):
     """A check: ``find`` says what is wrong with a claim (or None); the base class decides
     whether the finding names the verdict (see the module docstring) and at what probability."""
 
@@ -51,12 +55,10 @@ class Check(Stage):
         flaw = self.find(case)
         if flaw is None or not _outranks(flaw.label, case):
             return None
-        params = self.params
-        assert isinstance(params, CheckParams)
         cap = (
-            params.contradicted_probability
+            self.params.contradicted_probability
             if flaw.label is Label.CONTRADICTED
-            else params.unsupported_probability
+            else self.params.unsupported_probability
         )
         return Finding(
             flaw.label,

@@ -42,7 +42,7 @@ class EntailmentParams(CheckParams):
 
 
 @stage
-class EntailmentCheck(Check):
+class EntailmentCheck(Check[EntailmentParams]):
     name = "entailment"
     version = "1"
     Params = EntailmentParams
@@ -52,7 +52,6 @@ class EntailmentCheck(Check):
 
     def find(self, case: ClaimCase) -> Flaw | None:
         params = self.params
-        assert isinstance(params, EntailmentParams)
         alignment = case.analysis(alignment_analysis)
         features = alignment.features
         best = alignment.best_sentence

@@ -72,7 +72,7 @@ class _Reading:
 
 
 @stage
-class LearnedModel(Stage):
+class LearnedModel(Stage[ModelParams]):
     name = "model"
     version = "1"
     Params = ModelParams
@@ -81,12 +81,11 @@ class LearnedModel(Stage):
 
     def __init__(
         self,
-        params: StageParams | None = None,
+        params: ModelParams | None = None,
         resources: StageResources | None = None,
         model: LocalModel | None = None,
     ) -> None:
         super().__init__(params, resources)
-        assert isinstance(self.params, ModelParams)
         self.model = model or LocalModel.load(self.params.model or DEFAULT_MODEL_PATH)
 
     def files(self) -> dict[str, str]:
@@ -94,7 +93,6 @@ class LearnedModel(Stage):
 
     def judge_answer(self, answer: AnswerCase) -> list[Finding | None]:
         params = self.params
-        assert isinstance(params, ModelParams)
         cases = answer.claims
         alignments = [case.analysis(alignment_analysis) for case in cases]
         matrix = (
@@ -157,7 +155,7 @@ class LearnedModel(Stage):
         return _Reading(label, probability, False, text)
 
     def _nli_contradicts(self, features: dict[str, float]) -> bool:
-        cut = self.params.nli_contradicted if isinstance(self.params, ModelParams) else 0.5
+        cut = self.params.nli_contradicted
         return features["nli_contradicted"] >= cut and features["nli_unsupported"] >= 1 - cut
 
     def _reconcile(self, readings: list[_Reading], probability: float) -> None:

@@ -7,11 +7,11 @@ from audit_pipeline.records.verdicts import Label
 from audit_pipeline.verification.polarity import polarity_analysis
 from audit_pipeline.verification.stages.base import stage
 from audit_pipeline.verification.stages.cases import ClaimCase
-from audit_pipeline.verification.stages.check import Check, Flaw
+from audit_pipeline.verification.stages.check import Check, CheckParams, Flaw
 
 
 @stage
-class PolarityCheck(Check):
+class PolarityCheck(Check[CheckParams]):
     name = "polarity"
     version = "1"
 

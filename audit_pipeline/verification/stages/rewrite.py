@@ -31,14 +31,13 @@ class RewriteParams(CheckParams):
 
 
 @stage
-class RewriteCheck(Check):
+class RewriteCheck(Check[RewriteParams]):
     name = "rewrite"
     version = "1"
     Params = RewriteParams
 
     def find(self, case: ClaimCase) -> Flaw | None:
         params = self.params
-        assert isinstance(params, RewriteParams)
         alignment = case.analysis(alignment_analysis)
         features = alignment.features
         aligned = (

@@ -61,7 +61,7 @@ class SecondReadingParams(StageParams):
         return self
 
 
-class SecondReading(Stage):
+class SecondReading(Stage[SecondReadingParams]):
     """Reads the selected claims again; the reader's verdict replaces the earlier one."""
 
     Params = SecondReadingParams
@@ -69,7 +69,7 @@ class SecondReading(Stage):
 
     def __init__(
         self,
-        params: StageParams | None = None,
+        params: SecondReadingParams | None = None,
         resources: StageResources | None = None,
         reader: ClaimReader | None = None,
     ) -> None:
@@ -86,7 +86,6 @@ class SecondReading(Stage):
 
     def selected(self, case: ClaimCase) -> bool:
         params = self.params
-        assert isinstance(params, SecondReadingParams)
         if params.claims == "all":
             return True
         low, high = params.band

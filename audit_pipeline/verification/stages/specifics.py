@@ -9,11 +9,11 @@ from audit_pipeline.records.verdicts import Label
 from audit_pipeline.verification.specifics_check import Grounding, specifics_analysis
 from audit_pipeline.verification.stages.base import stage
 from audit_pipeline.verification.stages.cases import ClaimCase
-from audit_pipeline.verification.stages.check import Check, Flaw
+from audit_pipeline.verification.stages.check import Check, CheckParams, Flaw
 
 
 @stage
-class SpecificsCheck(Check):
+class SpecificsCheck(Check[CheckParams]):
     name = "specifics"
     version = "1"
 

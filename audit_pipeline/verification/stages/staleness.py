@@ -5,13 +5,13 @@ a label of its own). Reads the audit's memory of earlier verdicts, so it runs in
 from __future__ import annotations
 
 from audit_pipeline.records.verdicts import Label
-from audit_pipeline.verification.stages.base import Finding, Reads, Role, Stage, stage
+from audit_pipeline.verification.stages.base import Finding, Reads, Role, Stage, StageParams, stage
 from audit_pipeline.verification.stages.cases import ClaimCase
 from audit_pipeline.verification.staleness import superseded_by
 
 
 @stage
-class StalenessStage(Stage):
+class StalenessStage(Stage[StageParams]):
     name = "staleness"
     version = "1"
     reads = Reads.HISTORY
