@@ -18,7 +18,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from audit_pipeline.embedding import Embedder
-from audit_pipeline.evidence.context import ContextEvidence
+from audit_pipeline.evidence.context import LOGGED_CONTEXT, ContextEvidence
+from audit_pipeline.evidence.passages import ContextPassage
 from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
@@ -63,9 +64,7 @@ def gather_evidence(
         if key in context_of:
             by_turn[key].append(claim)
     for key, turn_claims in by_turn.items():
-        found = ContextEvidence(context_of[key], embedder, top_k=top_k).for_claims(
-            [c.claim.text for c in turn_claims]
-        )
+        found = rank_context([c.claim.text for c in turn_claims], context_of[key], embedder, top_k)
         ranked.update(zip((c.claim_id for c in turn_claims), found, strict=True))
     evidence = ground_claims(
         [c.claim.text for c in claims],
@@ -74,6 +73,23 @@ def gather_evidence(
         top_k,
     )
     return dict(zip((c.claim_id for c in claims), evidence, strict=True))
+
+
+def rank_context(
+    claims: Sequence[str],
+    context: Sequence[str],
+    embedder: Embedder,
+    top_k: int,
+    source: str = LOGGED_CONTEXT,
+    documents: Sequence[str] | None = None,
+) -> list[list[EvidencePassage]]:
+    """Each claim's top-k passages of the context its answer came with: every context text is
+    one passage (a retrieved chunk as the bot saw it), named ``documents[i]`` when given. The
+    audit's logged context and the sources given to ``/validate`` are cut the same way, so an
+    answer gets the same evidence on every surface."""
+    names = documents if documents is not None else ["context"] * len(context)
+    passages = [ContextPassage(text, name) for text, name in zip(context, names, strict=True)]
+    return ContextEvidence(passages, embedder, top_k=top_k, source=source).for_claims(claims)
 
 
 def ground_claims(

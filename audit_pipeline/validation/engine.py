@@ -17,9 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit_pipeline.claims.claim import ClaimExtractor
-from audit_pipeline.evidence.claim_evidence import ground_claims, vault_passage
-from audit_pipeline.evidence.context import ContextEvidence
-from audit_pipeline.evidence.passages import ContextPassage, text_passages
+from audit_pipeline.evidence.claim_evidence import ground_claims, rank_context, vault_passage
 from audit_pipeline.records.claims import Claim
 from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.records.responses import Citation
@@ -69,6 +67,7 @@ class ClaimResult:
             "justification": self.verdict.justification,
             "error_spans": [list(span) for span in self.verdict.error_spans],
             "verifier": f"{self.verdict.verifier} {self.verdict.verifier_version}",
+            "decided_by": self.verdict.decided_by,
             "provenance": [
                 {
                     "chunk_id": p.chunk_id,
@@ -181,19 +180,27 @@ class AnswerValidator:
     def _evidence(
         self, claims: Sequence[Claim], sources: Sequence[str] | None
     ) -> list[list[EvidencePassage]]:
-        """The audit's evidence path (``ground_claims``): the caller's sources are the evidence
-        (is the answer faithful to what its RAG retrieved?); without them, the vault's top-k
-        passages and the name, identifier and date look-ups an audit makes."""
+        """The audit's evidence path: the caller's sources first, ranked per claim as an audit
+        ranks the context a bot logged (``rank_context``), then, with a vault index, the
+        vault's top-k passages and the name, identifier and date look-ups an audit makes
+        (``ground_claims``). An answer validated with the context it was answered from gets
+        the evidence an audit of it gets."""
         texts = [c.text for c in claims]
-        if sources is not None:
-            passages: list[ContextPassage] = []
-            for number, text in enumerate(sources, start=1):
-                passages.extend(text_passages(text, document=f"source-{number}"))
-            ranker = ContextEvidence(passages, self.embedder, top_k=self.top_k, source=GIVEN)
-            return ground_claims(texts, ranker.for_claims(texts), None, self.top_k)
-        if self.retriever is None:
+        if sources is None and self.retriever is None:
             raise ValueError("no vault index to search: give sources")
-        return ground_claims(texts, [[] for _ in texts], self.retriever, self.top_k)
+        ranked = (
+            rank_context(
+                texts,
+                sources,
+                self.embedder,
+                self.top_k,
+                GIVEN,
+                [f"source-{number}" for number in range(1, len(sources) + 1)],
+            )
+            if sources is not None
+            else [[] for _ in texts]
+        )
+        return ground_claims(texts, ranked, self.retriever, self.top_k)
 
     def _verdicts(
         self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]

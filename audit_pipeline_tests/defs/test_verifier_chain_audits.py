@@ -117,9 +117,7 @@ def test_a_stage_from_an_installed_package_runs_in_the_audit(
     banned = rows[rows.decided_by == "banned_phrases"]
     assert list(banned.prompt_id) == ["ENC-1"]  # "Connections require TLS 1.2 or higher."
     assert list(banned.label) == ["unsupported"]
-    assert banned.justification.iloc[0].startswith(
-        "Unsupported (banned_phrases): says 'or higher'"
-    )
+    assert banned.justification.iloc[0].startswith("Unsupported (banned_phrases): says 'or higher'")
     chain = json.loads(warehouse.scalar("SELECT verifier_chain FROM audits"))
     assert [s["name"] for s in chain["stages"]][4] == "banned_phrases"
     assert chain["stages"][4]["params"]["phrases"] == ["or higher"]

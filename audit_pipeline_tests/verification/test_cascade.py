@@ -144,9 +144,7 @@ def test_the_cascade_equals_the_local_verifier_outside_its_band(
             verifier="cascade", cascade_band=band, judge=JudgeSettings(model=model)
         )
         cascaded = verdicts(texts, retriever, build_verifier(settings, embedder))
-    asked = [
-        i for i, v in enumerate(alone) if v.decided_by == "model" and v.probability == band[0]
-    ]
+    asked = [i for i, v in enumerate(alone) if v.decided_by == "model" and v.probability == band[0]]
     assert [i for i, v in enumerate(cascaded) if v.judge_calls] == asked
     assert len(llm.calls) == len(asked)
     for index, (mine, theirs) in enumerate(zip(alone, cascaded, strict=True)):
