@@ -4,6 +4,7 @@ verdict for verdict (label, probability, deciding stage).
     python -m benchmarks.verdict_snapshot --out FILE [--sets ragtruth,pairs,specifics]
                                           [--seeds 0,1,2,3,4] [--limit 300]
     python -m benchmarks.verdict_snapshot --compare BEFORE AFTER
+    python -m benchmarks.verdict_snapshot --record FILE   # its figures as the shipped chain's
 
 The sets are those the no-regression rule names: RAGTruth dev (the shipped chain's verdict of
 every claim, the features the learned model reads, and the grouped 5-fold CV figures per
@@ -11,6 +12,9 @@ seed), the held-out pair sets and the minimal-edit probes (``benchmarks.verifier
 most ``--limit`` pairs each) and the specifics benchmark (``benchmarks.specifics``). A
 refactoring that changes no decision gives two files whose rows are equal; ``--compare``
 counts the rows whose label or probability differ, per set, and the deciding stages that moved.
+``--record`` keeps a full snapshot's figures as those measured for the shipped chain
+(``verification/stages/measured.json``, under the chain's digest), which the CLI, the report and
+``audit-pipeline verifier`` then quote.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,7 @@ from audit_pipeline.embedding import MemoEmbedder, SentenceTransformerEmbedder
 from audit_pipeline.records.verdicts import Verdict
 from audit_pipeline.verification.configured import build_verifier, local_chain
 from audit_pipeline.verification.detection_settings import DetectionSettings
+from audit_pipeline.verification.stages.measured import record_figures
 from benchmarks import ragtruth, specifics, verifier_eval
 
 
@@ -118,10 +124,34 @@ def compare(before: Path, after: Path) -> dict[str, Any]:
     return out
 
 
+def record(path: Path) -> str:
+    """Keep the figures of the full snapshot at ``path`` for the shipped (default) chain."""
+    summary = json.loads(path.read_text(encoding="utf-8").splitlines()[0])["summary"]
+    cv = summary["ragtruth_cv"]
+    response = cv["response_level"]
+    seeds = ",".join(str(run["seed"]) for run in cv["per_seed"])
+    pairs = "; ".join(
+        f"{name} F1 {summary[name]['f1']:.3f} BA {summary[name]['balanced_accuracy']:.3f}"
+        for name in ("wice", "qags", "summedits", "probes", "probes_seed11")
+    )
+    found = summary["specifics"]
+    line = (
+        f"RAGTruth dev 5-fold grouped CV (seeds {seeds}): F1 {response['f1']:.3f}, "
+        f"BA {response['balanced_accuracy']:.3f} (trivial F1 {response['trivial_f1']:.3f}); "
+        f"held-out pairs, each claim read alone: {pairs}; specifics benchmark: recall "
+        f"{found['recall']:.3f}, false alarms {found['false_alarm_rate']:.3f}; "
+        f"measured {date.today().isoformat()}"
+    )
+    chain = local_chain(None)
+    record_figures(chain.digest, {"summary": line, **summary})
+    return line
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path)
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
+    parser.add_argument("--record", type=Path, metavar="SNAPSHOT")
     parser.add_argument("--sets", default="ragtruth,pairs,specifics")
     parser.add_argument("--seeds", default="0,1,2,3,4")
     parser.add_argument("--limit", type=int, default=300, help="pairs per pair set")
@@ -134,6 +164,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.compare:
         print(json.dumps(compare(*args.compare), indent=1))
+        return 0
+    if args.record:
+        print(record(args.record))
         return 0
     if args.out is None:
         parser.error("--out or --compare")

@@ -1,11 +1,12 @@
 """Detection quality measured for a chain, kept under the chain's digest.
 
 A figure is only worth quoting for the chain it was measured on: leave a check out, change a
-threshold or refit the learned reading and the RAGTruth F1 no longer applies. The benchmarks
-that measure the shipped chain (``benchmarks.verifier_eval --record``) write their figures
-into ``measured.json`` under the chain's ``digest`` (names, versions, parameters and model
-files of its stages); the CLI, the report and ``audit-pipeline verifier`` quote them only when
-the configured chain has that digest, and say "not measured for this chain" otherwise.
+threshold or refit the learned reading and the RAGTruth F1 no longer applies. The
+no-regression snapshot of the shipped chain (``python -m benchmarks.verdict_snapshot --record``)
+writes its figures into ``measured.json`` under the chain's ``digest`` (names, versions,
+parameters and model files of its stages); the CLI, the report and ``audit-pipeline verifier``
+quote them only when the configured chain has that digest, and say "figures not measured for
+this chain" otherwise.
 """
 
 from __future__ import annotations
