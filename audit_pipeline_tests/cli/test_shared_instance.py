@@ -34,5 +34,5 @@ def test_make_ui_prints_a_lineage_url_that_expands_every_asset_group() -> None:
     snapshot = REPO_ROOT / "audit_pipeline_tests" / "defs" / "definitions_snapshot.json"
     groups = {asset["group"] for asset in json.loads(snapshot.read_text())["assets"].values()}
     assert set(found.group(1).split()) == groups
-    assert "@echo \"ui: the whole audit's lineage: $(LINEAGE_URL)\"" in makefile
+    assert '@echo "ui: the whole audit\'s lineage: $(LINEAGE_URL)"' in makefile
     assert "expanded=$(subst $(space),$(comma),$(addprefix global@global:,$(GROUPS)))" in makefile
