@@ -176,6 +176,10 @@ STAGES = ("vault_documents", "responses", "claims", "verdicts", "assertion_resul
 def test_without_a_terminal_progress_is_a_line_per_stage(audited: dict[str, Audited]) -> None:
     """stderr is a pipe here, as under make or in CI: no bar, a line per stage instead."""
     stderr = audited["gated"].run.stderr
+    # Before anything runs: what will be asked, of whom, and how long it takes.
+    assert stderr.splitlines()[0] == (
+        "answering 2 turns with target recorded (replay; recorded answers, no calls: seconds)"
+    )
     stamped = [line for line in stderr.splitlines() if re.match(r"\[\s*\d+\.\ds\] ", line)]
     done = {
         found.group(1)
