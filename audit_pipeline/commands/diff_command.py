@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from audit_pipeline.commands.preflight import UsageError
 from audit_pipeline.config import AuditConfig
 from audit_pipeline.runs.history import UnknownAuditError, load_outcome
-from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.audit_diff import AuditDiff, diff_outcomes
+from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.risk_comparison import RiskChange, bootstrap_risk_change
 from audit_pipeline.warehouse.risk_tables import asked_prompts, prompt_risks
 from audit_pipeline.warehouse.store import Warehouse
