@@ -17,6 +17,8 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export DAGSTER_DISABLE_TELEMETRY := 1
+# Material for MkDocs prints a banner about MkDocs 2.0 on every build; the build is what matters.
+export NO_MKDOCS_2_WARNING := 1
 
 # The lineage of a whole audit in the UI: the global asset graph with every group expanded
 # (the UI collapses them on a first visit). A test keeps the list equal to the asset groups.
