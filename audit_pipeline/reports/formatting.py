@@ -19,7 +19,6 @@ _TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 _EMPHASIS = re.compile(r"\*\*|__")
 _BULLET = re.compile(r"\s[-*]\s")
 _HEADING = re.compile(r"^#{1,6}\s+")
-_LIST_ITEM = re.compile(r"^[-*+]\s+")
 # A chunk's content hash in a verifier's justification: an identifier for machines, noise in
 # a sentence a person reads (the evidence list names the passage by document and section).
 _CHUNK_HASH = re.compile(r"\s*\((?:chunk\s+)?[0-9a-f]{16,64}\)")
@@ -143,12 +142,6 @@ def plain_justification(text: str) -> str:
     flat = _CHUNK_HASH.sub("", " ".join(text.split()))
     flat = _QUOTED_MARKUP.sub(lambda m: "'" + m.group(1) + "'", flat)
     return _EMPHASIS.sub("", flat)
-
-
-def plain_quote(text: str) -> str:
-    """One evidence passage on one line, without Markdown: what the CLI prints as a quote."""
-    lines = (_LIST_ITEM.sub("", _HEADING.sub("", line.strip())) for line in text.splitlines())
-    return _EMPHASIS.sub("", " ".join(lines)).strip()
 
 
 def _cells(line: str) -> str:

@@ -21,7 +21,7 @@ import pytest
 from audit_pipeline.config import load_config
 from audit_pipeline_tests.helpers import REPO_ROOT
 
-MARK = "<!-- runnable -->"
+MARK = re.compile(r"^<!-- runnable -->$", re.M)  # alone on its line: prose may name it
 _BLOCK = re.compile(r"^<!-- runnable -->\n```(?:bash|sh|shell)\n(.*?)^```", re.M | re.S)
 
 
@@ -34,7 +34,8 @@ def runnable_examples() -> list[tuple[str, str]]:
         for match in _BLOCK.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
             found.append((f"{path.relative_to(REPO_ROOT)}:{line}", match.group(1)))
-        assert text.count(MARK) == len(_BLOCK.findall(text)), f"{path}: a mark without a block"
+        marks = len(MARK.findall(text))
+        assert marks == len(_BLOCK.findall(text)), f"{path}: a mark without a bash block"
     return found
 
 
