@@ -160,10 +160,11 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         workers=args.workers or DEFAULT_WORKERS,
     )
     turns = None if args.no_progress else planned_turns(config, suite, options)
+    announced = None
     if turns is not None:  # before anything runs: what is asked, of whom, for how long
         use_cache = config.cache.use_by_default if options.use_cache is None else options.use_cache
         _, target_config = config.target_config(target)
-        print(answering_line(target, target_config, turns, use_cache), file=sys.stderr)
+        announced = answering_line(target, target_config, turns, use_cache)
     log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
     outcomes = []
     report = None
@@ -178,6 +179,8 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         # A line per stage, terminal or not (make, CI): never a silent log. On a terminal the
         # bar counts the answers; without one, a line does every 10 s.
         stages = _stage_lines(args.no_progress, bar)
+        if stages is not None and announced is not None and attempt == 0:
+            stages.line(announced)
         run_options = repeat_options(options, attempt, args.repeat_cache)
         result = run_audit(
             config_path,

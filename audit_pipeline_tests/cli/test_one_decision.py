@@ -177,9 +177,8 @@ def test_without_a_terminal_progress_is_a_line_per_stage(audited: dict[str, Audi
     """stderr is a pipe here, as under make or in CI: no bar, a line per stage instead."""
     stderr = audited["gated"].run.stderr
     # Before anything runs: what will be asked, of whom, and how long it takes.
-    assert stderr.splitlines()[0] == (
-        "answering 2 turns with target recorded (replay; recorded answers, no calls: seconds)"
-    )
+    first = "answering 2 turns with target recorded (replay; recorded answers, no calls: seconds)"
+    assert re.fullmatch(r"\[\s+0\.\ds\] " + re.escape(first), stderr.splitlines()[0])
     stamped = [line for line in stderr.splitlines() if re.match(r"\[\s*\d+\.\ds\] ", line)]
     done = {
         found.group(1)
