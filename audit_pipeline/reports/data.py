@@ -45,6 +45,7 @@ class AuditInfo:
     decision: str | None
     risk: float | None
     decision_rule: str | None = None  # what set the release decision (migration 16)
+    verifier_chain: str | None = None  # the chain that judged it, JSON (migration 18)
 
 
 @dataclass(frozen=True)
@@ -472,6 +473,7 @@ def _audit(row: Mapping[str, Any]) -> AuditInfo:
         decision=row.get("decision"),
         risk=_float(row.get("risk")),
         decision_rule=_str(row.get("decision_rule")),
+        verifier_chain=_str(row.get("verifier_chain")),
     )
 
 

@@ -3,6 +3,7 @@ changes nothing (``python -m docs.gen --check`` in CI says the same)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -38,3 +39,18 @@ def test_a_changed_page_is_found_stale(tmp_path: Path, rendered: dict[str, str])
     cli = tmp_path / "cli.md"
     cli.write_text(cli.read_text(encoding="utf-8").replace("--config", "--configuration"))
     assert stale_pages(tmp_path, rendered) == ["cli.md"]
+
+
+def test_every_table_row_of_a_generated_page_has_its_headers_cells(
+    rendered: dict[str, str],
+) -> None:
+    """A ``|`` from the code (a union type, a regex) must not split a cell."""
+    for name, text in rendered.items():
+        header_cells = None
+        for line in text.splitlines():
+            if not line.startswith("|"):
+                header_cells = None
+                continue
+            cells = len(re.findall(r"(?<!\\)\|", line.replace("\\\\", "")))
+            header_cells = header_cells or cells
+            assert cells == header_cells, f"{name}: {line}"

@@ -81,7 +81,7 @@ def _type(annotation: Any) -> str:
     if origin is typing.Annotated:
         return _type(get_args(annotation)[0])
     if origin is typing.Literal:
-        return " \\| ".join(f"`{value}`" for value in get_args(annotation))
+        return " or ".join(f"`{value}`" for value in get_args(annotation))
     if origin in (typing.Union, types.UnionType):
         names = list(dict.fromkeys(_type(arg) for arg in get_args(annotation)))
         return " or ".join(names)
@@ -99,7 +99,7 @@ def _type(annotation: Any) -> str:
         if issubclass(annotation, Path):
             return "path"
         if issubclass(annotation, Enum):
-            return " \\| ".join(f"`{member.value}`" for member in annotation)
+            return " or ".join(f"`{member.value}`" for member in annotation)
         return annotation.__name__
     return str(annotation).replace("typing.", "")
 
