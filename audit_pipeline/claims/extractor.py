@@ -125,7 +125,7 @@ class SentenceClaimExtractor:
     """
 
     name = "sentence"
-    version = "1"
+    version = "2"  # 2: denials are claims, verbless clause pieces merge, bare numbers dropped
 
     def __init__(
         self,
