@@ -58,8 +58,9 @@ _FALLBACK = re.compile(
     r"(?:\bi (?:do not|don't|didn't|cannot|can't|am unable to|am not able to|'m unable to"
     r"|'m not able to) (?:find|know|answer|provide|say|determine|locate|access)\b"
     r"|\bi (?:do not|don't|didn't|cannot|can't|am unable to|am not able to|'m unable to"
-    r"|'m not able to) have " + _INFORMATION +
-    r"|\bi'?m (?:sorry|afraid)\b.*\b(?:not|no|unable|cannot|can't|don't)\b"
+    r"|'m not able to) have "
+    + _INFORMATION
+    + r"|\bi'?m (?:sorry|afraid)\b.*\b(?:not|no|unable|cannot|can't|don't)\b"
     r"|\b(?:no|not enough|insufficient) (?:information|details|data|context)\b.*"
     r"\b(?:available|provided|given|found|mentioned)\b"
     r"|\b(?:is|are) not (?:mentioned|provided|specified|stated|included|available|given)"
