@@ -12,9 +12,6 @@ validation, not at start, so ``/health`` answers at once.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import secrets
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -30,10 +27,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from audit_pipeline.config import load_config
+from audit_pipeline.service.bearer import TOKEN_ENV, BearerAuth, check_bind, read_token, send_json
 from audit_pipeline.service.errors import (
     Busy,
     InvalidFields,
-    ServiceConfigError,
     ServiceError,
     public_message,
     refusal,
@@ -42,67 +39,7 @@ from audit_pipeline.service.evaluate import evaluate, resolve_config
 from audit_pipeline.service.gateway import ValidationGateway
 from audit_pipeline.service.requests import EvaluateRequest, ValidateRequest, check_evaluate
 
-TOKEN_ENV = "AUDIT_API_TOKEN"
 OPEN_PATHS = frozenset({"/health"})
-
-
-async def _send_json(
-    send: Send, status: int, body: dict[str, Any], headers: dict[str, str]
-) -> None:
-    payload = json.dumps(body).encode()
-    raw_headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(payload)).encode()),
-        *((name.lower().encode(), value.encode()) for name, value in headers.items()),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
-    await send({"type": "http.response.body", "body": payload})
-
-
-def read_token(token_env: str) -> str | None:
-    """The configured bearer token; None serves without one. Set but blank is an error: an
-    empty ``AUDIT_API_TOKEN`` (a secret that failed to load) must not turn authentication off."""
-    token = os.environ.get(token_env)
-    if token is not None and not token.strip():
-        raise ServiceConfigError(
-            f"${token_env} is set but empty: set the token, or unset the variable to serve "
-            "without authentication"
-        )
-    return token.strip() if token is not None else None
-
-
-def bearer_matches(header: str, token: str) -> bool:
-    """``Authorization: Bearer <token>``, the scheme in any case (RFC 7235)."""
-    scheme, _, credentials = header.strip().partition(" ")
-    return scheme.casefold() == "bearer" and secrets.compare_digest(
-        credentials.strip().encode(), token.encode()
-    )
-
-
-class BearerAuth:
-    """Every route but ``/health`` needs the token: docs, ``/openapi.json`` and unknown paths
-    alike (a 404 would tell a stranger which routes exist)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.token = token
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
-            await self.app(scope, receive, send)
-            return
-        header = next(
-            (v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), ""
-        )
-        if bearer_matches(header, self.token):
-            await self.app(scope, receive, send)
-            return
-        await _send_json(
-            send,
-            401,
-            {"error": "unauthorised", "detail": "missing or wrong bearer token"},
-            {"WWW-Authenticate": "Bearer"},
-        )
 
 
 class BodyLimit:
@@ -114,7 +51,7 @@ class BodyLimit:
         self.max_bytes = max_bytes
 
     async def _refuse(self, send: Send) -> None:
-        await _send_json(
+        await send_json(
             send,
             413,
             {
@@ -196,7 +133,7 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     if token is not None:
-        app.add_middleware(BearerAuth, token=token)
+        app.add_middleware(BearerAuth, token=token, open_paths=OPEN_PATHS)
 
     @app.exception_handler(ServiceError)
     async def service_error(_: Request, error: ServiceError) -> JSONResponse:
@@ -252,6 +189,9 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
 
 
 def serve(config_path: Path, host: str, port: int) -> None:
+    """Serve the API; ``ServiceConfigError`` before anything listens for a blank token or a
+    non-loopback ``host`` without one (``bearer.check_bind``)."""
     import uvicorn
 
+    check_bind(host, read_token(TOKEN_ENV))
     uvicorn.run(create_app(config_path), host=host, port=port, log_level="info")
