@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from audit_pipeline.commands.preflight import UsageError, check_run
 from audit_pipeline.commands.progress import StageLines
@@ -41,6 +42,15 @@ def exit_code(decision: str, fail_on: str, report_only: bool) -> int:
     if decision == "block" or (decision == "warn" and fail_on == "warn"):
         return EXIT_BLOCKED
     return EXIT_OK
+
+
+def exit_now(code: int) -> NoReturn:
+    """Leave at once after a stopped run: its cluster is closed and its audit marked failed,
+    but a thread may still wait on a target that does not answer, and a normal exit would
+    wait for it (up to the target's timeout) before the process could end."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def repeat_options(options: RunOptions, attempt: int, keep_cache: bool) -> RunOptions:
@@ -81,6 +91,7 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         print_worst_claims,
     )
     from audit_pipeline.commands.console import worst_claims as load_worst
+    from audit_pipeline.commands.resume_notice import resume_notice
     from audit_pipeline.commands.run_audit import (
         combine_repeats,
         instance,
@@ -100,7 +111,7 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
     from audit_pipeline.warehouse.verdict_tables import judge_usage
 
     target, suite = check_run(config, args)
-    check_executor(config, args)
+    cluster = check_executor(config, args)
     resume = None
     if args.resume:
         if args.repeat > 1:
@@ -117,6 +128,8 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
             check_not_running(config.duckdb_path, instance(config), resume)
         except (AuditNotResumableError, AuditRunning) as error:
             raise UsageError(str(error)) from None
+        use_cache = config.cache.use_by_default if args.use_cache is None else args.use_cache
+        print(resume_notice(Warehouse(config.duckdb_path), resume, use_cache), file=sys.stderr)
     options = RunOptions(
         target=target,
         suite=suite,
@@ -131,7 +144,10 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         executor=args.executor,
         scheduler=args.scheduler,
         workers=args.workers or DEFAULT_WORKERS,
+        batches=cluster.batches,
     )
+    for notice in cluster.notices:
+        print(notice, file=sys.stderr)
     log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
     outcomes = []
     report = None
@@ -158,7 +174,15 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         if not result.success or result.outcome is None:
             for message in result.errors:
                 print(f"error: {message}", file=sys.stderr)
+            for audit_id in result.failed_audits:
+                print(
+                    f"error: audit {audit_id} is recorded as failed; continue it with: "
+                    f"audit-pipeline run --resume {audit_id}",
+                    file=sys.stderr,
+                )
             log_handler.close()
+            if result.stopped:
+                exit_now(EXIT_USAGE)
             return EXIT_USAGE
         outcomes.append(result.outcome)
         report = result.report
