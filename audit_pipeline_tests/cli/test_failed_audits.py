@@ -31,9 +31,11 @@ from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 
 
 def _audit_row(config: Path) -> dict:
-    [row] = Warehouse(config.parent / "warehouse" / "audit.duckdb").query(
-        "SELECT audit_id, status, decision, failed_step, failure FROM audits"
-    ).to_dict("records")
+    [row] = (
+        Warehouse(config.parent / "warehouse" / "audit.duckdb")
+        .query("SELECT audit_id, status, decision, failed_step, failure FROM audits")
+        .to_dict("records")
+    )
     return row
 
 

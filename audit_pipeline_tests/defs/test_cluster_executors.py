@@ -60,10 +60,18 @@ def _assert_only_batches_left_the_cli(config: Path) -> None:
 def test_dask_local_cluster_writes_the_rows_of_one_process(
     one_process: Path, tmp_path: Path
 ) -> None:
-    batched = write_policy_workspace(tmp_path / "dask", batches=2)
+    """With the default ``detection.batches: 1`` the run is split for the cluster's two workers
+    and says so (issue 33, row 6: it used to run every step here, in silence)."""
+    batched = write_policy_workspace(tmp_path / "dask")
     run = cli(batched, "run", "--executor", "dask", "--workers", "2", "--report-only")
     assert run.returncode == 0, run.stderr
-    assert_only_progress_lines(run.stderr)
+    notice, *progress = run.stderr.strip().splitlines()
+    assert notice == (
+        "detection.batches is 1, so no step would run on the dask cluster: this run splits "
+        "detection into 2 batches for its 2 worker(s) (set detection.batches in audit.yaml to "
+        "choose)"
+    )
+    assert_only_progress_lines("\n".join(progress))
     _assert_only_batches_left_the_cli(batched)
     assert_rows_of_one_process(one_process, batched)
 

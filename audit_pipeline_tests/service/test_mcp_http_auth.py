@@ -39,7 +39,7 @@ def test_the_sdk_client_needs_the_token(tmp_path: Path, sample_index_dir: Path) 
     with running_mcp_http(config, env={"AUDIT_API_TOKEN": TOKEN}) as url:
         for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": TOKEN}):
             # The SDK reports the refusal as a failed initialisation (an error group).
-            with pytest.raises(Exception):  # noqa: B017, PT011
+            with pytest.raises(Exception):  # noqa: B017
                 anyio.run(_tools_and_search, url, headers)
             bare = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
             assert bare.status_code == 401
@@ -54,7 +54,7 @@ def test_the_sdk_client_needs_the_token(tmp_path: Path, sample_index_dir: Path) 
 
 @pytest.mark.parametrize(
     "command",
-    [("mcp", "--transport", "http", "--host", "0.0.0.0"), ("serve", "--host", "0.0.0.0")],  # noqa: S104
+    [("mcp", "--transport", "http", "--host", "0.0.0.0"), ("serve", "--host", "0.0.0.0")],
 )
 def test_no_token_no_binding_beyond_loopback(
     tmp_path: Path, sample_index_dir: Path, command: tuple[str, ...]
