@@ -18,6 +18,7 @@ from audit_pipeline.claims.filters import (
     suggestion_holes,
 )
 from audit_pipeline.records.claims import Claim
+from audit_pipeline.text.scripts import unread_script
 from audit_pipeline.text.sentences import Span, clause_spans, sentence_spans, trim, word_count
 
 _BULLET = re.compile(r"^\s*(?:[-*+•‣◦▪]|\d{1,3}[.)]|[A-Za-z][.)])\s+")
@@ -115,7 +116,8 @@ def content_lines(text: str) -> Iterator[tuple[int, int, bool]]:
 
 
 class SentenceClaimExtractor:
-    """Sentence- and clause-level claims with exact character spans.
+    """Sentence- and clause-level claims with exact character spans, of Latin-script text
+    (an answer mostly in another script yields none: ``text/scripts.py``).
 
     ``fallback_sentences`` are the bot's configured "I don't know" answers: they, and generic
     refusal patterns, are never claims. Sentences of at least ``clause_min_words`` words are
@@ -124,7 +126,9 @@ class SentenceClaimExtractor:
     """
 
     name = "sentence"
-    version = "1"
+    # 2: an answer mostly in a script other than Latin yields no claim (it was read, wrongly,
+    # wherever a digit made a segment look like one).
+    version = "2"
 
     def __init__(
         self,
@@ -140,6 +144,10 @@ class SentenceClaimExtractor:
         self.min_words = min_words
 
     def extract(self, response: str) -> list[Claim]:
+        if unread_script(response) is not None:
+            # Its rules are for Latin-script prose: an Arabic or Hebrew answer is not read at
+            # all rather than cut where a digit happens to stand (completeness counts it).
+            return []
         holes = (
             citation_holes(response)
             + fallback_holes(response, self.fallback_sentences)

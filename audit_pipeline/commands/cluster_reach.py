@@ -13,7 +13,7 @@ from __future__ import annotations
 import socket
 from urllib.parse import SplitResult, urlsplit
 
-from audit_pipeline.commands.preflight import UsageError
+from audit_pipeline.commands.usage_error import UsageError
 
 CONNECT_TIMEOUT_S = 5.0
 WORKERS_TIMEOUT_S = 10.0  # for the scheduler's or broker's answer about its workers

@@ -10,7 +10,7 @@ stays ``running``, and ``--resume`` knows its process is gone (``run_lock``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from dagster import DagsterEventType, DagsterInstance, RunsFilter
 
@@ -18,9 +18,6 @@ from audit_pipeline.commands.stop_signals import StopSignals
 from audit_pipeline.config import AuditConfig
 from audit_pipeline.warehouse.audit_tables import fail_audits
 from audit_pipeline.warehouse.store import Warehouse, WarehouseError
-
-if TYPE_CHECKING:  # run_audit imports this module
-    from audit_pipeline.commands.run_audit import RunResult
 
 RUN_STEP = "run"  # failed_step of a run that failed outside every step (a cluster unreachable)
 _STEP_EVENTS = {
@@ -81,14 +78,16 @@ def fail_run(
     config: AuditConfig,
     runs: DagsterInstance,
     tag: tuple[str, str],
-    result: RunResult,
+    failed_step: str | None,
+    errors: Sequence[str],
     stops: StopSignals,
 ) -> list[str]:
     """Mark the audit of a run that ended without a decision as failed: the step that failed
-    first and its error, or, when a stop signal ended it, the step it stopped in."""
+    first and its error (``errors``, ``step: message`` lines), or, when a stop signal ended
+    it, the step it stopped in."""
     run_ids = _run_ids(runs, tag)
-    step = result.failed_step or running_step(runs, run_ids) or RUN_STEP
-    reason = result.errors[0] if result.errors else "the run ended without a decision"
+    step = failed_step or running_step(runs, run_ids) or RUN_STEP
+    reason = errors[0] if errors else "the run ended without a decision"
     reason = reason.removeprefix(f"{step}: ")
     if stops.received:
         reason = f"stopped by {stops.received}"

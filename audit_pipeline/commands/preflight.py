@@ -18,9 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-
-class UsageError(Exception):
-    """Bad configuration, arguments or inputs: exit code 2."""
+from audit_pipeline.commands.usage_error import UsageError as UsageError  # re-exported
 
 
 def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:

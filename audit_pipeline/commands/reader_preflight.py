@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from audit_pipeline.commands.preflight import UsageError
+from audit_pipeline.commands.usage_error import UsageError
 
 _CODE_KEYS = ("auto_map",)  # what asks transformers to import code shipped with a model
 

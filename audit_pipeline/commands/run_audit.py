@@ -249,7 +249,9 @@ def run_audit(
                 if watcher is not None:
                     watcher.stop()
             if not result.success:
-                result.failed_audits = fail_run(config, runs, progress_tag, result, stops)
+                result.failed_audits = fail_run(
+                    config, runs, progress_tag, result.failed_step, result.errors, stops
+                )
                 result.stopped = bool(stops.received) or any(STOPPED in e for e in result.errors)
             return result
     except AuditRunning as error:

@@ -101,6 +101,7 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
     from audit_pipeline.commands.run_lock import AuditRunning, check_not_running
     from audit_pipeline.logs import add_json_file_handler
     from audit_pipeline.reports.write import write_outcome_report
+    from audit_pipeline.runs.evidence_changes import EvidenceChanges
     from audit_pipeline.suites.fuzz import parse_transformations
     from audit_pipeline.warehouse.audit_tables import (
         AuditNotResumableError,
@@ -208,6 +209,13 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         "dropped": claim_meta.get("capped_claims_dropped", 0),
         "answers": claim_meta.get("capped", []),
     }
+    assertion_meta = dict(result.asset_counts).get("assertion_results") or {}
+    changed = assertion_meta.get("changed_documents") or {}
+    payload["evidence_changed"] = {
+        "verdicts": int(assertion_meta.get("evidence_changed", 0)),
+        "documents": changed,
+    }
+    verdicts_changed = int(assertion_meta.get("evidence_changed", 0))
     # From the audit row rather than run metadata: a resumed run may not re-run verdicts.
     payload["judge"] = judge_usage(Warehouse(config.duckdb_path), outcome.audit_id)
     release = outcome.release
@@ -249,6 +257,8 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         args.json.write_text(json.dumps(payload, indent=2, default=str))
     # The last line of stdout, whatever else was printed: what a CI log is read for.
     print(f"\n{decision_line(release, args.repeat)}")
+    if changed:
+        print(f"warning: {EvidenceChanges(changed, verdicts_changed).summary()}", file=sys.stderr)
     for warning in result.warnings:
         print(
             f"warning: {warning} (the audit and its decision are recorded; write the report "

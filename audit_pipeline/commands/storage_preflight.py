@@ -14,7 +14,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from audit_pipeline.commands.preflight import UsageError
+from audit_pipeline.commands.usage_error import UsageError
 
 # DuckDB's file header: a main header and two database headers of 4 KiB each.
 HEADER_BYTES = 3 * 4096

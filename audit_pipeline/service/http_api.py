@@ -5,7 +5,9 @@ the value); a body above ``service.max_body_bytes`` is refused with 413 before i
 With a bearer token in ``$AUDIT_API_TOKEN`` every route but ``/health`` needs it, the
 documentation and ``/openapi.json`` included; a token set but empty refuses to start rather
 than serve without one. Validations run in the bounded worker pool (``pool.py``): 503 with
-``Retry-After`` when it is full, 504 past the time budget. The models load on the first
+``Retry-After`` when it is full, 504 past the time budget. Audits run one at a time: a second
+``/evaluate`` gets 503 with ``Retry-After`` set to the running audit's expected remaining time
+(``audit_clock.py``). The models load on the first
 validation, not at start, so ``/health`` answers at once.
 """
 
@@ -13,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from http import HTTPStatus
@@ -27,6 +28,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from audit_pipeline.config import load_config
+from audit_pipeline.service.audit_clock import AuditClock
 from audit_pipeline.service.bearer import TOKEN_ENV, BearerAuth, check_bind, read_token, send_json
 from audit_pipeline.service.errors import (
     Busy,
@@ -129,7 +131,7 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
     app = FastAPI(title="audit-pipeline", version="1", lifespan=lifespan)
     app.state.gateway = gateway
     evaluating = threading.Lock()
-    last_audit_s = [60.0]
+    clock = AuditClock()  # the running audit's expected remaining time, for Retry-After
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     if token is not None:
@@ -169,14 +171,19 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
         check_evaluate(body)
         path = resolve_config(base, config_path, body.config_path)
         if not evaluating.acquire(blocking=False):
-            raise Busy("busy: an audit is running (one at a time)", last_audit_s[0])
+            remaining = clock.remaining_s()
+            raise Busy(
+                f"busy: an audit is running (one at a time), expected to finish in about "
+                f"{remaining:.0f} s",
+                remaining,
+            )
 
         def run() -> dict[str, Any]:
-            started = time.monotonic()
+            clock.start(path)
             try:  # released here, not by the request: a caller that hangs up ends no audit
                 return evaluate(path, body.target, body.suite)
             finally:
-                last_audit_s[0] = time.monotonic() - started
+                clock.stop()
                 evaluating.release()
 
         return await asyncio.to_thread(run)

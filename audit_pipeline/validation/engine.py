@@ -27,6 +27,7 @@ from audit_pipeline.records.responses import Citation
 from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Verdict
 from audit_pipeline.targets.cited_sources import parse_citations
 from audit_pipeline.terminology.checker import TerminologyChecker, settle, with_definitions
+from audit_pipeline.text.scripts import unread_script
 from audit_pipeline.validation.citation_audit import AuditedClaim, CitationAudit, audit_citations
 from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
 from audit_pipeline.validation.query_type import detect_query_type
@@ -257,6 +258,12 @@ class AnswerValidator:
         bounded = bound_claims(answer, self.extractor.extract(answer))
         claims = bounded.claims
         notes: list[str] = [cut_note(bounded.cut)] if bounded.cut else []
+        script = unread_script(answer) if not claims else None
+        if script is not None:
+            notes.append(
+                f"the answer is in {script} script, which the claim extractor does not read: "
+                "nothing in it was verified"
+            )
         if self.max_claims is not None and len(claims) > self.max_claims:
             notes.append(
                 f"{len(claims)} claims found, the first {self.max_claims} checked "
