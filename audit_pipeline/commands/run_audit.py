@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import tempfile
 import uuid
 from collections.abc import Callable, Sequence
@@ -189,6 +190,9 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
 
 AuditRunResult = ExecuteInProcessResult | JobExecutionResult
 INTERRUPTED = "DagsterExecutionInterruptedError"
+# "audit_pipeline.verification.reader.ReaderError: " before a message of our own: the message
+# says what is wrong, and the module path of its class means nothing to a CI log's reader.
+_OWN_CLASS = re.compile(r"^audit_pipeline(?:\.\w+)+: ")
 STOPPED = "stopped by a signal (SIGINT or SIGTERM)"
 PARTITION_TAG = "dagster/partition"  # how a run launched by execute_job names its partition
 
@@ -200,7 +204,7 @@ def failures(result: AuditRunResult) -> list[tuple[str, str]]:
         if event.is_step_failure and event.step_failure_data.error is not None:
             error = event.step_failure_data.error
             cause = error.cause or error
-            text = cause.message.strip()
+            text = _OWN_CLASS.sub("", cause.message.strip())
             if INTERRUPTED in f"{cause.cls_name} {text}":  # Dagster's name for Ctrl-C/SIGTERM
                 text = STOPPED
             messages.append((str(event.step_key), f"{event.step_key}: {text}"))
