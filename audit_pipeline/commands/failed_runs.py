@@ -19,6 +19,7 @@ from audit_pipeline.config import AuditConfig
 from audit_pipeline.warehouse.audit_tables import fail_audits
 from audit_pipeline.warehouse.store import Warehouse, WarehouseError
 
+STOPPED = "stopped by a signal (SIGINT or SIGTERM)"
 RUN_STEP = "run"  # failed_step of a run that failed outside every step (a cluster unreachable)
 _STEP_EVENTS = {
     DagsterEventType.STEP_START,
@@ -52,8 +53,8 @@ def stop_reason(stops: StopSignals, error: BaseException) -> str:
     """Why a run that raised ended: the stop signal, Ctrl-C, or the error itself."""
     if stops.received:
         return f"stopped by {stops.received}"
-    if isinstance(error, KeyboardInterrupt):
-        return "stopped by SIGINT (Ctrl-C)"
+    if isinstance(error, KeyboardInterrupt):  # Dagster hands SIGTERM to SIGINT's handler too
+        return STOPPED
     return f"{type(error).__name__}: {error}".splitlines()[0]
 
 

@@ -32,7 +32,12 @@ from dagster import (
     execute_job,
 )
 
-from audit_pipeline.commands.failed_runs import fail_run, fail_stopped_run, stop_reason
+from audit_pipeline.commands.failed_runs import (
+    STOPPED,
+    fail_run,
+    fail_stopped_run,
+    stop_reason,
+)
 from audit_pipeline.commands.progress import RunWatcher, StageLines
 from audit_pipeline.commands.run_lock import (
     RUN_OWNER_TAG,
@@ -193,7 +198,6 @@ INTERRUPTED = "DagsterExecutionInterruptedError"
 # "audit_pipeline.verification.reader.ReaderError: " before a message of our own: the message
 # says what is wrong, and the module path of its class means nothing to a CI log's reader.
 _OWN_CLASS = re.compile(r"^audit_pipeline(?:\.\w+)+: ")
-STOPPED = "stopped by a signal (SIGINT or SIGTERM)"
 PARTITION_TAG = "dagster/partition"  # how a run launched by execute_job names its partition
 
 

@@ -112,3 +112,18 @@ def test_one_long_sentence_is_checked_as_bounded_fragments(served: RunningApi) -
     assert all(answer[claim["start"] : claim["end"]] == claim["text"] for claim in claims)
     assert {claim["kind"] for claim in claims} == {"fragment"}
     assert any("longer than 600 characters were cut into fragments" in n for n in result["notes"])
+
+
+def test_the_guard_stops_work_at_its_deadline_and_never_after_the_block() -> None:
+    from audit_pipeline.service.deadline_guard import DeadlineGuard, WorkStopped
+
+    started = time.monotonic()
+    with pytest.raises(WorkStopped), DeadlineGuard(started + 0.3):
+        while True:  # pure Python work that never looks at the clock
+            sum(range(1000))
+    assert time.monotonic() - started < 3.0
+    with DeadlineGuard(time.monotonic() + 0.2):
+        pass  # left before the deadline: nothing may land later
+    time.sleep(0.5)
+    with DeadlineGuard(None):
+        time.sleep(0.05)
