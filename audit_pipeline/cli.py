@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from audit_pipeline.commands import generate_suite, pin, retrieval_eval
+from audit_pipeline.commands import generate_suite, pin, retrieval_eval, verifier_command
 from audit_pipeline.commands.preflight import UsageError
 from audit_pipeline.service import serve_commands
 
@@ -134,6 +134,7 @@ def _parser() -> argparse.ArgumentParser:
     pin.add_parser(sub)
     generate_suite.add_parser(sub)
     serve_commands.add_parsers(sub)
+    verifier_command.add_parser(sub)
     audits = sub.add_parser("audits", help="list audits")
     audits.add_argument("--target")
     audits.add_argument("--limit", type=int, default=20)
@@ -214,6 +215,11 @@ def _cmd_retrieval_eval(args: argparse.Namespace) -> int:
     return retrieval_eval.command(args, config_path, config)
 
 
+def _cmd_verifier(args: argparse.Namespace) -> int:
+    _, config = _load(args)
+    return verifier_command.command(args, config)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     config_path, _ = _load(args)
     return serve_commands.serve_command(args, config_path)
@@ -232,6 +238,7 @@ _COMMANDS = {
     "retrieval-eval": _cmd_retrieval_eval,
     "pin": _cmd_pin,
     "generate-suite": _cmd_generate_suite,
+    "verifier": _cmd_verifier,
     "serve": _cmd_serve,
     "mcp": _cmd_mcp,
 }

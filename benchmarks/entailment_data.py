@@ -121,7 +121,7 @@ def training_rows(seed: int, scale: float, window_words: int) -> list[dict[str, 
 
 
 class _RecordingEntailment:
-    """Stands where the cross-encoder sits in ``FeatureBuilder`` and keeps what it is asked."""
+    """Stands where the cross-encoder sits in a verifier batch and keeps what it is asked."""
 
     def __init__(self, window_words: int) -> None:
         self.window_words = window_words
@@ -136,21 +136,21 @@ class _RecordingEntailment:
 def ragtruth_rows(window_words: int) -> list[dict[str, Any]]:
     """Every RAGTruth dev claim with the window the audit would show the model."""
     from audit_pipeline.embedding import MemoEmbedder, SentenceTransformerEmbedder
-    from audit_pipeline.verification.features import FeatureBuilder
+    from audit_pipeline.verification import Answer
+    from audit_pipeline.verification.batch import Batch
+    from audit_pipeline.verification.features import alignment_analysis
     from benchmarks import ragtruth
 
     records = ragtruth.load_records(ragtruth.DEFAULT_DATA)
     memo = MemoEmbedder(SentenceTransformerEmbedder())
     prepared = ragtruth.prepare(records, memo, ragtruth.TOP_K, align=False)
     recorder = _RecordingEntailment(window_words)
-    builder = FeatureBuilder(memo, recorder)  # type: ignore[arg-type]
     rows = []
     for item in prepared:
         start = len(recorder.pairs)
-        builder.align(
-            [c.text for c in item.claims],
-            [[(p.chunk_id, p.text) for p in passages] for passages in item.evidence],
-        )
+        batch = Batch([Answer.of(item.claims, item.evidence)], memo)
+        batch.entailment = recorder  # type: ignore[assignment]
+        batch.analysis(alignment_analysis)
         labels = ragtruth.claim_labels(item.claims, item.record.hallucinated_spans)
         for (window, claim), bad in zip(recorder.pairs[start:], labels, strict=True):
             rows.append(

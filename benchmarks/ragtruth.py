@@ -6,8 +6,8 @@
 
 Runs on any RAGTruth-format JSONL (``task_type``, ``source_info``, ``response``, ``labels``).
 A response is predicted hallucinated when any of its claims is unsupported or contradicted;
-for the local verifier the claim labels come from ``LocalVerifier.assess``, which reconciles
-them with its response-level model (``--response-rule claims``: per-claim verdicts alone).
+for the local verifier the claim labels come from its chain, whose learned model reconciles
+them with its answer-level model (``--response-rule claims``: per-claim verdicts alone).
 
 Prints response-level precision / recall / F1 and balanced accuracy (positive = has a
 hallucination) overall and per task type, the trivial all-hallucinated F1, character-overlap
@@ -31,7 +31,7 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +41,16 @@ from audit_pipeline.claims import Claim, SentenceClaimExtractor
 from audit_pipeline.embedding import Embedder, MemoEmbedder, SentenceTransformerEmbedder
 from audit_pipeline.evidence import ContextEvidence
 from audit_pipeline.evidence.passages import ContextPassage, record_passages, text_passages
-from audit_pipeline.verification import HALLUCINATION_LABELS, Verdict
-from audit_pipeline.verification.features import Alignment, FeatureBuilder
-from audit_pipeline.verification.local import LocalVerifier
+from audit_pipeline.verification import (
+    HALLUCINATION_LABELS,
+    Answer,
+    Verdict,
+    VerifierChain,
+    verify_answer,
+)
+from audit_pipeline.verification.batch import Batch
+from audit_pipeline.verification.configured import local_chain
+from audit_pipeline.verification.features import Alignment, alignment_analysis
 from audit_pipeline.verification.training import TrainingSet, fit_local_model, subset
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared/benchmarks/ragtruth/dev.jsonl"
@@ -122,12 +129,18 @@ def claim_labels(claims: Sequence[Claim], spans: Sequence[Span]) -> list[int]:
 
 @dataclass
 class Prepared:
-    """One record after claim extraction, evidence ranking and feature alignment."""
+    """One record after claim extraction, evidence ranking and (in ``batch``) the analyses
+    the verifier's stages read, computed once for every chain run over it."""
 
     record: Record
     claims: list[Claim]
     evidence: list[list[Any]]
-    alignments: list[Alignment] = field(default_factory=list)
+    batch: Batch | None = None
+
+    @property
+    def alignments(self) -> list[Alignment]:
+        assert self.batch is not None, "prepared without align"
+        return self.batch.analysis(alignment_analysis)
 
 
 class EvidenceCache:
@@ -157,16 +170,13 @@ def prepare(
     extractor = SentenceClaimExtractor()
     memo = MemoEmbedder(embedder)  # claims are embedded once for ranking and for alignment
     cache = EvidenceCache(memo, top_k)
-    builder = FeatureBuilder(memo)
     out = []
     for record in records:
         claims = extractor.extract(record.response)
         item = Prepared(record, claims, cache.for_record(record, claims))
         if align:
-            item.alignments = builder.align(
-                [c.text for c in claims],
-                [[(p.chunk_id, p.text) for p in passages] for passages in item.evidence],
-            )
+            item.batch = Batch([Answer.of(claims, item.evidence)], memo)
+            item.batch.analysis(alignment_analysis)
         out.append(item)
     return out
 
@@ -270,10 +280,9 @@ def training_set(prepared: Sequence[Prepared]) -> TrainingSet:
     )
 
 
-def _local_verdicts(verifier: LocalVerifier, item: Prepared, calibrated: bool) -> list[Verdict]:
-    if calibrated:
-        return verifier.decide_response(item.alignments).verdicts
-    return verifier.decide(item.alignments)
+def _local_verdicts(verifier: VerifierChain, item: Prepared) -> list[Verdict]:
+    assert item.batch is not None
+    return verifier.verify_batch(item.batch)[0].verdicts
 
 
 def run_local(
@@ -284,14 +293,14 @@ def run_local(
     seed: int,
     calibrated: bool = True,
 ) -> dict[str, Any]:
-    """Local verifier; ``calibrated=False`` uses per-claim verdicts (``verify``) only."""
+    """Local verifier; ``calibrated=False`` labels each claim by the claim model alone."""
     started = time.perf_counter()
     prepared = prepare(records, embedder, top_k)
     # Throughput is that of the shipped model: fitting fold models is not auditing work.
     seconds = time.perf_counter() - started
     if not cv:
-        verifier = LocalVerifier(embedder)
-        verdicts = [_local_verdicts(verifier, item, calibrated) for item in prepared]
+        verifier = local_chain(embedder, answer_level=calibrated)
+        verdicts = [_local_verdicts(verifier, item) for item in prepared]
         seconds = time.perf_counter() - started
         return report(records, verdicts, [p.claims for p in prepared], seconds)
     return cross_validate(prepared, embedder, cv, seed, seconds, calibrated)
@@ -314,9 +323,9 @@ def cross_validate(
     splitter = GroupKFold(n_splits=cv, shuffle=True, random_state=seed)
     for train, held in splitter.split(np.zeros(len(prepared)), groups=data.groups):
         model = fit_local_model(subset(data, train), seed=seed, version=f"cv-fold-seed{seed}")
-        fold_verifier = LocalVerifier(embedder, model)
+        fold_verifier = local_chain(embedder, model, answer_level=calibrated)
         for index in held:
-            verdicts_by_record[index] = _local_verdicts(fold_verifier, prepared[index], calibrated)
+            verdicts_by_record[index] = _local_verdicts(fold_verifier, prepared[index])
     records = [p.record for p in prepared]
     return report(records, verdicts_by_record, [p.claims for p in prepared], seconds)
 
@@ -365,7 +374,7 @@ def run_verifier(
 ) -> dict[str, Any]:
     started = time.perf_counter()
     prepared = prepare(records, embedder, top_k, align=False)
-    verdicts = [verifier.verify(item.claims, item.evidence) for item in prepared]
+    verdicts = [verify_answer(verifier, item.claims, item.evidence).verdicts for item in prepared]
     seconds = time.perf_counter() - started
     return report(records, verdicts, [p.claims for p in prepared], seconds)
 
@@ -414,8 +423,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--response-rule",
         choices=("calibrated", "claims"),
         default="calibrated",
-        help="local verifier: reconcile claims with the response model (LocalVerifier.assess)"
-        " or use per-claim verdicts alone (LocalVerifier.verify)",
+        help="local verifier: reconcile claims with the answer-level model, or label each claim"
+        " by the claim model alone",
     )
     args = parser.parse_args(argv)
 
@@ -459,12 +468,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--cv applies to the local verifier only")
         if not args.judge_model:
             parser.error("--judge-model is required for llm and cascade")
-        from audit_pipeline.verification import CascadeVerifier, LLMJudgeVerifier
+        from audit_pipeline.llm.judge_settings import JudgeSettings
+        from audit_pipeline.verification.configured import build_verifier
+        from audit_pipeline.verification.detection_settings import DetectionSettings
 
-        judge = LLMJudgeVerifier(args.judge_model)
-        verifier = (
-            judge if args.verifier == "llm" else CascadeVerifier(LocalVerifier(embedder), judge)
+        settings = DetectionSettings(
+            verifier=args.verifier, judge=JudgeSettings(model=args.judge_model)
         )
+        verifier = build_verifier(settings, embedder)
         result = run_verifier(records, embedder, verifier, args.top_k)
         title = f"{args.verifier} ({args.judge_model})"
     _print(result, f"{title} on {args.data}")

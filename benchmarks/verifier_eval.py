@@ -14,9 +14,10 @@ Sets (none of them trained on by ``benchmarks.train_entailment``):
   at while the verifier's rules were written.
 
 Pair sets go through the product path: evidence cut into passages, ranked per claim like
-logged context, then ``LocalVerifier.verify``; a claim counts as flagged when its verdict is
-unsupported or contradicted. Positive class = not entailed (a hallucination). The entailment
-model alone (P(entailed) < 0.5) and its ROC AUC are printed beside it.
+logged context, then the local chain reading each claim alone (its learned model's
+``answer_level`` off: a pair is one claim, not an answer); a claim counts as flagged when its
+verdict is unsupported or contradicted. Positive class = not entailed (a hallucination). The
+entailment model alone (P(entailed) < 0.5) and its ROC AUC are printed beside it.
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.embedding import MemoEmbedder, SentenceTransformerEmbedder
 from audit_pipeline.evidence import ContextEvidence
 from audit_pipeline.evidence.passages import text_passages
-from audit_pipeline.verification import HALLUCINATION_LABELS, LocalVerifier
+from audit_pipeline.verification import HALLUCINATION_LABELS, Answer, Verdict, VerifierChain
+from audit_pipeline.verification.configured import local_chain
 from audit_pipeline.verification.entailment import EntailmentModel
+from audit_pipeline.verification.features import alignment_analysis
 from benchmarks import ragtruth
 from benchmarks.verifier_data import HELD_OUT_SUMMEDITS, Pair, qags, summedits, wice
 
@@ -80,9 +83,13 @@ def _auc(scores: np.ndarray, gold: np.ndarray) -> float:
 
 
 def score_pairs(
-    pairs: Sequence[Pair], verifier: LocalVerifier, memo: MemoEmbedder
+    pairs: Sequence[Pair],
+    verifier: VerifierChain,
+    memo: MemoEmbedder,
+    verdicts: list[Verdict] | None = None,
 ) -> dict[str, Any]:
-    """Verdicts for each pair through the product path, and the model's own reading."""
+    """Verdicts for each pair through the product path, and the model's own reading; each
+    verdict is appended to ``verdicts`` when given."""
     started = time.perf_counter()
     by_document: dict[str, ContextEvidence] = {}
     flagged, labels, nli = [], [], []
@@ -93,11 +100,13 @@ def score_pairs(
             by_document = {pair.evidence: evidence}  # pairs arrive grouped by document
         claim = make_claim(pair.claim, 0, len(pair.claim), "sentence")
         passages = evidence.for_claims([claim.text])
-        alignment = verifier.align([claim], passages)
-        verdict = verifier.decide(alignment)[0]
+        batch = verifier.batch([Answer.of([claim], passages)])
+        verdict = verifier.verify_batch(batch)[0].verdicts[0]
+        if verdicts is not None:
+            verdicts.append(verdict)
         flagged.append(verdict.label in HALLUCINATION_LABELS)
         labels.append(verdict.label.value)
-        nli.append(alignment[0].features["nli_unsupported"])
+        nli.append(batch.analysis(alignment_analysis)[0].features["nli_unsupported"])
     seconds = time.perf_counter() - started
     gold_bad = [not p.entailed for p in pairs]
     nli_scores = np.array(nli)
@@ -156,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     embedder = SentenceTransformerEmbedder()
     embedder.embed(["warm up"])
     memo = MemoEmbedder(embedder)
-    verifier = LocalVerifier(memo)
+    verifier = local_chain(memo, answer_level=False)
     model = EntailmentModel.shared()
     results: dict[str, Any] = {
         "verifier": verifier.version,

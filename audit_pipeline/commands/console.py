@@ -167,6 +167,8 @@ def print_pipeline_counts(
     if "verdicts" in meta:
         v = meta["verdicts"]
         lines.append(f"claims     {v.get('claims')} checked by {v.get('verifier')}")
+        if v.get("verifier_stages"):
+            lines.append(f"stages     {v.get('verifier_stages')}")
         if v.get("verifier_quality"):
             lines.append(f"verifier   {v.get('verifier_quality')}")
         if v.get("judge_calls"):

@@ -31,6 +31,7 @@ def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
         raise UsageError("--processes must be at least 1")
     target, suite, prompt_ids = _check_target_and_suite(config, args)
     _check_judge_key(config)
+    _check_chain(config)
     check_embedding_key(config)
     _check_waivers(config, prompt_ids)
     if args.json is not None:
@@ -114,6 +115,22 @@ def _check_judge_key(config: Any) -> None:
             f"detection.judge.api_key_env names {judge.api_key_env}, which is not set: the "
             f"judge ({judge.model}) needs its key there (verifier {config.detection.verifier}, "
             f"extractor {config.detection.extractor})"
+        )
+
+
+def _check_chain(config: Any) -> None:
+    """A chain that leaves out a stage the shipped figures were measured with is allowed (a
+    team may mean to), but the figures do not apply to it: say so before the audit."""
+    from audit_pipeline.verification.detection_settings import MEASURED_CORE
+
+    names = [spec.name for spec in config.detection.chain()]
+    missing = [name for name in MEASURED_CORE if name not in names]
+    if missing:
+        print(
+            f"warning: detection.stages leaves out {', '.join(missing)}: the shipped verifier's "
+            "figures were not measured for this chain, and claims no stage decides are "
+            f"unverifiable (stages: {', '.join(names)})",
+            file=sys.stderr,
         )
 
 

@@ -199,6 +199,7 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
     payload["verifier"] = {
         "name": verdict_meta.get("verifier"),
         "quality": verdict_meta.get("verifier_quality"),
+        "stages": verdict_meta.get("verifier_stages"),
     }
     vault_meta = dict(result.asset_counts).get("vault_documents") or {}
     payload["vault_skipped"] = vault_meta.get("skipped_files", [])

@@ -12,6 +12,7 @@ rows. The bodies of all those steps are the engine's ``runs/detection_batches.py
 one-step assets call the same functions with one batch.
 """
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -60,14 +61,14 @@ from audit_pipeline.runs.detection_batches import (
     write_found_evidence,
     write_planned_verdicts,
 )
-from audit_pipeline.verification.cascade import SECOND_STAGE
 from audit_pipeline.verification.configured import (
     build_extractor,
     build_verifier,
     extraction_identity,
     verifier_identity,
 )
-from audit_pipeline.verification.verdict import Verifier
+from audit_pipeline.verification.stages.second_reading import SECOND_STAGE
+from audit_pipeline.verification.verdict import Verifier, stages_line
 from audit_pipeline.warehouse.audit_tables import load_responses
 from audit_pipeline.warehouse.verdict_tables import answered_turns, kept_claims, write_claims
 
@@ -326,6 +327,7 @@ def _verdicts_output(
             "label_unverifiable": labels.get("unverifiable", 0),
             "verifier": planned.verifier,
             "verifier_quality": planned.verifier_quality,
+            "verifier_stages": stages_line(json.loads(planned.verifier_chain)["stages"]),
             # Which check decided each verdict, and how many a second stage (judge or reader)
             # was asked about: the claims whose specifics are grounded and reading uncertain.
             **{f"decided_by_{name}": count for name, count in sorted(deciders.items())},
@@ -359,7 +361,12 @@ def _verdicts_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
         )
         fresh = [verify_work(batch, verifier) for batch in work]
         run = write_planned_verdicts(
-            warehouse.get(), evidence.audit_id, planned, fresh, settings.config.terminology()
+            warehouse.get(),
+            evidence.audit_id,
+            planned,
+            fresh,
+            settings.config.terminology(),
+            verifier,
         )
         return _verdicts_output(context.log, run, planned, evidence, vault_index)
 
@@ -406,14 +413,21 @@ def _batched_verdicts_asset(partitions: PartitionsDefinition, batches: int) -> A
         context: OpExecutionContext,
         settings: AuditResource,
         warehouse: WarehouseResource,
+        index: VaultIndexResource,
+        judge_key: JudgeKeyResource,
         evidence: AuditRef,
         vault_index: IndexState,
         planned: PlannedVerification,
         fresh: list[dict[str, Verdict]],
     ) -> Output[AuditRef]:
-        """Every claim's verdict, carried over or from a batch, written in one transaction."""
+        """Every claim's verdict, carried over or from a batch, settled by the chain's glossary
+        stages, written in one transaction."""
+        config = settings.config
+        verifier = build_verifier(
+            config.detection, index.embedder.get(), judge_key.api_key, config.reader_settings
+        )
         run = write_planned_verdicts(
-            warehouse.get(), evidence.audit_id, planned, fresh, settings.config.terminology()
+            warehouse.get(), evidence.audit_id, planned, fresh, config.terminology(), verifier
         )
         return _verdicts_output(context.log, run, planned, evidence, vault_index)
 

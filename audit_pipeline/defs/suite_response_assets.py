@@ -147,12 +147,13 @@ def build_responses_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
             ids=tuple(config.ids),
         )
         suite = prompt_suite.suite.asked_in(ref)
+        retriever = index.retriever(audit_config.collection_policy())
         target = build_target(
             target_name,
             target_config,
-            retriever=index.retriever(audit_config.collection_policy()),
+            retriever=retriever,
             base_dir=audit_config.base_dir,
-            validator=guardrail_validator(target_config, index.embedder.get()),
+            validator=guardrail_validator(target_config, index.embedder.get(), retriever),
         )
         try:
             for warning in check_recording(target, suite, prompt_suite.suite):

@@ -2,7 +2,9 @@
 context the bot logged.
 
 Vault evidence (hybrid search of the index) and logged-context evidence (``context.py``) meet
-here, so every claim gets one kind of evidence record whichever way it was found. Two things
+here, so every claim gets one kind of evidence record whichever way it was found, and every
+surface (the audit, ``/validate``, MCP, the bot's guardrail) finds it the same way
+(``ground_claims``). Two things
 are added to what ranks best, because a verdict must not rest on absence that was never
 looked for: a claim answered from logged context is searched in the vault too (a logged
 context is often partial: a true claim it lacks is not a contradiction), and every name or
@@ -16,7 +18,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from audit_pipeline.embedding import Embedder
-from audit_pipeline.evidence.context import ContextEvidence
+from audit_pipeline.evidence.context import LOGGED_CONTEXT, ContextEvidence
+from audit_pipeline.evidence.passages import ContextPassage
 from audit_pipeline.index.hits import SearchHit
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
@@ -28,7 +31,8 @@ VAULT = "vault"
 PHRASE_HITS = 2
 
 
-def _vault_passage(hit: SearchHit) -> EvidencePassage:
+def vault_passage(hit: SearchHit) -> EvidencePassage:
+    """A vault search hit as evidence (the one conversion every surface uses)."""
     return EvidencePassage(
         chunk_id=hit.chunk_id,
         text=hit.text,
@@ -49,31 +53,62 @@ def gather_evidence(
     embedder: Embedder,
     top_k: int,
 ) -> dict[str, list[EvidencePassage]]:
-    """Evidence per claim id.
-
-    Every claim gets the vault's top-k passages (one search batch for all claims). A response
-    that came with the context the bot used (a RAG log) is checked against that context first:
-    its top-k ranked passages come first, the vault's follow. Then the names and identifiers
-    each claim states that none of its passages mention are looked up in the vault.
-    """
+    """Evidence per claim id of an audit's claims: a response that came with the context the
+    bot used (a RAG log) is checked against that context first, then the vault
+    (``ground_claims``)."""
     context_of = {(t.prompt_id, t.turn): t.context for t in turns if t.context}
-    evidence: dict[str, list[EvidencePassage]] = {c.claim_id: [] for c in claims}
+    ranked: dict[str, list[EvidencePassage]] = {}
     by_turn: dict[tuple[str, int], list[AuditClaim]] = defaultdict(list)
     for claim in claims:
         key = (claim.prompt_id, claim.turn)
         if key in context_of:
             by_turn[key].append(claim)
     for key, turn_claims in by_turn.items():
-        ranked = ContextEvidence(context_of[key], embedder, top_k=top_k).for_claims(
-            [c.claim.text for c in turn_claims]
-        )
-        for claim, passages in zip(turn_claims, ranked, strict=True):
-            evidence[claim.claim_id].extend(passages)
-    if claims:
-        hits = retriever.search_many([c.claim.text for c in claims], k=top_k)
-        for claim, claim_hits in zip(claims, hits, strict=True):
-            _extend(evidence[claim.claim_id], (_vault_passage(hit) for hit in claim_hits))
-        _look_up_names(claims, evidence, retriever)
+        found = rank_context([c.claim.text for c in turn_claims], context_of[key], embedder, top_k)
+        ranked.update(zip((c.claim_id for c in turn_claims), found, strict=True))
+    evidence = ground_claims(
+        [c.claim.text for c in claims],
+        [ranked.get(c.claim_id, []) for c in claims],
+        retriever,
+        top_k,
+    )
+    return dict(zip((c.claim_id for c in claims), evidence, strict=True))
+
+
+def rank_context(
+    claims: Sequence[str],
+    context: Sequence[str],
+    embedder: Embedder,
+    top_k: int,
+    source: str = LOGGED_CONTEXT,
+    documents: Sequence[str] | None = None,
+) -> list[list[EvidencePassage]]:
+    """Each claim's top-k passages of the context its answer came with: every context text is
+    one passage (a retrieved chunk as the bot saw it), named ``documents[i]`` when given. The
+    audit's logged context and the sources given to ``/validate`` are cut the same way, so an
+    answer gets the same evidence on every surface."""
+    names = documents if documents is not None else ["context"] * len(context)
+    passages = [ContextPassage(text, name) for text, name in zip(context, names, strict=True)]
+    return ContextEvidence(passages, embedder, top_k=top_k, source=source).for_claims(claims)
+
+
+def ground_claims(
+    claims: Sequence[str],
+    context: Sequence[Sequence[EvidencePassage]],
+    vault: HybridRetriever | None,
+    top_k: int,
+) -> list[list[EvidencePassage]]:
+    """Evidence per claim, the one path of every surface (audit, ``/validate``, MCP, the bot's
+    guardrail): the claim's ranked context passages first (``context[i]``, empty when there is
+    none), then, with a ``vault``, its top-k vault passages (one search batch for all claims)
+    and the vault passages holding the names, identifiers and full dates it states that its
+    passages lack, looked up word for word."""
+    evidence = [list(passages) for passages in context]
+    if claims and vault is not None:
+        hits = vault.search_many(list(claims), k=top_k)
+        for passages, claim_hits in zip(evidence, hits, strict=True):
+            _extend(passages, (vault_passage(hit) for hit in claim_hits))
+        _look_up_names(claims, evidence, vault)
     return evidence
 
 
@@ -92,23 +127,20 @@ def _looked_up(specific: Specific) -> bool:
 
 
 def _look_up_names(
-    claims: Sequence[AuditClaim],
-    evidence: dict[str, list[EvidencePassage]],
-    retriever: HybridRetriever,
+    claims: Sequence[str], evidence: list[list[EvidencePassage]], retriever: HybridRetriever
 ) -> None:
     """Add the vault passages that hold a claim's names, identifiers and full dates word for
     word, for those its passages do not mention: a value stated in a table row the ranking
     missed ("Report date | 29 May 2026") must not read as absent or contradicted."""
-    wanted: dict[str, list[str]] = {}
-    specifics = extract_many([c.claim.text for c in claims])
-    for claim, found in zip(claims, specifics, strict=True):
-        held = " ".join(p.text for p in evidence[claim.claim_id]).lower()
+    wanted: dict[int, list[str]] = {}
+    for index, (passages, found) in enumerate(zip(evidence, extract_many(claims), strict=True)):
+        held = " ".join(p.text for p in passages).lower()
         phrases = [s.surface for s in found if _looked_up(s) and s.surface.lower() not in held]
         if phrases:
-            wanted[claim.claim_id] = phrases
+            wanted[index] = phrases
     if not wanted:
         return
     hits = retriever.phrase_hits([p for phrases in wanted.values() for p in phrases], PHRASE_HITS)
-    for claim_id, phrases in wanted.items():
+    for index, phrases in wanted.items():
         for phrase in phrases:
-            _extend(evidence[claim_id], (_vault_passage(hit) for hit in hits.get(phrase, [])))
+            _extend(evidence[index], (vault_passage(hit) for hit in hits.get(phrase, [])))

@@ -21,6 +21,7 @@ import duckdb
 
 from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Label
 from audit_pipeline.verification.scorer import LocalModel
+from audit_pipeline.verification.verdict import stages_line
 from audit_pipeline.warehouse.store import Warehouse
 
 VERDICT_LABELS: tuple[str, ...] = tuple(str(label) for label in Label)
@@ -46,6 +47,7 @@ class AuditInfo:
     decision: str | None
     risk: float | None
     decision_rule: str | None = None  # what set the release decision (migration 16)
+    verifier_chain: str | None = None  # the chain that judged it, JSON (migration 18)
 
 
 @dataclass(frozen=True)
@@ -236,8 +238,16 @@ class ReportData:
         return tuple(seen)
 
     def verifier_line(self) -> str:
-        """Which verifiers judged this audit and, for the shipped local model, how good it was
-        measured to be, so a reader knows how far to trust a verdict."""
+        """Which verifier judged this audit: its chain's stages in order and the figures
+        measured for that exact chain (or that none were), so a reader knows how far to trust
+        a verdict. Audits from before the chain was recorded name the verifiers of their
+        verdicts."""
+        if self.audit.verifier_chain:
+            chain = json.loads(self.audit.verifier_chain)
+            return (
+                f"{chain['name']} chain {str(chain['version'])[:12]}: "
+                f"{stages_line(chain['stages'])} ({chain['quality']})"
+            )
         used = sorted(
             {
                 f"{c.verifier} {c.verifier_version}".strip()
@@ -492,6 +502,7 @@ def _audit(row: Mapping[str, Any]) -> AuditInfo:
         decision=row.get("decision"),
         risk=_float(row.get("risk")),
         decision_rule=_str(row.get("decision_rule")),
+        verifier_chain=_str(row.get("verifier_chain")),
     )
 
 

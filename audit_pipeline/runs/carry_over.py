@@ -21,16 +21,12 @@ from dataclasses import dataclass
 
 from audit_pipeline.records.claims import AuditClaim
 from audit_pipeline.records.evidence import EvidencePassage
-from audit_pipeline.records.verdict_provenance import (
-    ClaimKey,
-    PriorVerdict,
-    Provenance,
-    StoredVerdict,
-)
+from audit_pipeline.records.verdict_provenance import Provenance, StoredVerdict
 from audit_pipeline.records.verdicts import Verdict
 from audit_pipeline.verification.audit_verdicts import verify_claims
+from audit_pipeline.verification.batch import History
 from audit_pipeline.verification.reuse import plan_reuse, verdict_keys
-from audit_pipeline.verification.staleness import claim_key, mark_stale
+from audit_pipeline.verification.staleness import claim_key
 from audit_pipeline.verification.verdict import Verifier
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline.warehouse.verdict_history import chunk_ids, prior_verdicts, stored_verdicts
@@ -51,37 +47,17 @@ class Verification:
 
 
 @dataclass(frozen=True)
-class StalenessBasis:
-    """What judging fresh verdicts stale needs (``verification/staleness.py``): the claims'
-    previous verdicts against other vault states, and which of the chunks those rested on the
-    vault holds now and has ever held.
-
-    Read from the warehouse once, so the verification itself can run where there is none (a
-    batch step in another process or pod); ``for_claims`` keeps what one batch needs.
-    """
-
-    prior: dict[ClaimKey, PriorVerdict]
-    current_chunks: frozenset[str]
-    chunks_ever: frozenset[str]
-
-    def for_claims(self, claims: Sequence[AuditClaim]) -> StalenessBasis:
-        wanted = {claim_key(c) for c in claims}
-        prior = {key: verdict for key, verdict in self.prior.items() if key in wanted}
-        mentioned = {chunk for p in prior.values() for chunk in p.supporting_chunk_ids}
-        return StalenessBasis(prior, self.current_chunks & mentioned, self.chunks_ever & mentioned)
-
-
-@dataclass(frozen=True)
 class VerificationPlan:
     """An audit's claims before any is verified: each claim's verdict key, the stored
     verdicts carried over (by claim id), the claims left to verify (whole answers), and the
-    basis for labelling those stale (None without a vault state or with nothing to verify)."""
+    history the staleness stage reads (None without a vault state or with nothing to verify;
+    read from the warehouse once, so the verification can run where there is none)."""
 
     vault_state: str | None
     keys: dict[str, str]
     carried: dict[str, StoredVerdict]
     to_verify: list[AuditClaim]
-    staleness: StalenessBasis | None
+    staleness: History | None
 
 
 def plan_verification(
@@ -101,9 +77,9 @@ def plan_verification(
         current = chunk_ids(store, "vault_chunks")
         # The history gains the current chunks when the verdicts are written; they count now.
         ever = chunk_ids(store, "vault_chunk_history") | current
-        staleness = StalenessBasis(
+        staleness = History(
             prior_verdicts(store, target, vault_state), frozenset(current), frozenset(ever)
-        ).for_claims(reuse.to_verify)
+        ).for_keys({claim_key(c) for c in reuse.to_verify})
     return VerificationPlan(vault_state, keys, reuse.carried, reuse.to_verify, staleness)
 
 
@@ -111,19 +87,12 @@ def verify_fresh(
     claims: Sequence[AuditClaim],
     evidence: Mapping[str, list[EvidencePassage]],
     verifier: Verifier,
-    staleness: StalenessBasis | None,
+    staleness: History | None,
 ) -> dict[str, Verdict]:
-    """Verdicts of ``claims`` (whole answers of a plan's ``to_verify``) by claim id, those the
-    changed vault superseded labelled stale. Touches no warehouse."""
-    fresh = verify_claims(claims, dict(evidence), verifier)
-    if staleness is not None and claims:
-        fresh = mark_stale(
-            claims,
-            fresh,
-            staleness.prior,
-            current_chunks=staleness.current_chunks,
-            vault_chunks_ever=staleness.chunks_ever,
-        )
+    """Verdicts of ``claims`` (whole answers of a plan's ``to_verify``) by claim id; with a
+    staleness basis, the chain's history stages run (those the changed vault superseded are
+    labelled stale). Touches no warehouse."""
+    fresh = verify_claims(claims, dict(evidence), verifier, staleness)
     return dict(zip((c.claim_id for c in claims), fresh, strict=True))
 
 

@@ -29,16 +29,22 @@ from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.records.verdicts import Verdict
 from audit_pipeline.reliability.circuit_breaker import BreakerState
 from audit_pipeline.runs.carry_over import (
-    StalenessBasis,
     Verification,
     VerificationPlan,
     assemble_verification,
     plan_verification,
     verify_fresh,
 )
-from audit_pipeline.terminology.audit import audit_evidence, audit_verdicts, plan_audit, prompts_of
+from audit_pipeline.terminology.audit import (
+    audit_evidence,
+    glossary_lookups,
+    plan_audit,
+    prompts_of,
+)
 from audit_pipeline.terminology.checker import TerminologyChecker
-from audit_pipeline.verification.verdict import Verifier
+from audit_pipeline.verification.batch import History
+from audit_pipeline.verification.staleness import claim_key
+from audit_pipeline.verification.verdict import Verifier, chain_json
 from audit_pipeline.warehouse.audit_tables import load_responses
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline.warehouse.verdict_tables import (
@@ -180,13 +186,15 @@ def write_found_evidence(
 class PlannedVerification:
     """The verdicts stage of one audit before anything is verified: every claim (in order),
     the carry-over plan, the prompts (terminology checks) and the verifier it was planned for
-    (``verifier``: name and version; ``verifier_quality``: its measured figures)."""
+    (``verifier``: name and version; ``verifier_quality``: the figures measured for its
+    chain; ``verifier_chain``: the chain's description, JSON, as the audit row keeps it)."""
 
     claims: list[AuditClaim]
     prompts: Prompts
     plan: VerificationPlan
     verifier: str
     verifier_quality: str
+    verifier_chain: str
 
 
 @dataclass(frozen=True)
@@ -196,7 +204,7 @@ class VerificationWork:
     batch: int
     claims: list[AuditClaim]
     evidence: dict[str, list[EvidencePassage]]
-    staleness: StalenessBasis | None
+    staleness: History | None
 
 
 def plan_verdicts(
@@ -228,14 +236,19 @@ def plan_verdicts(
         prompts_of(responses),
         plan,
         f"{verifier.name} {verifier.version}",
-        getattr(verifier, "quality", "") or "not measured",
+        verifier.quality,
+        chain_json(verifier),
     )
     work = [
         VerificationWork(
             batch,
             members,
             {c.claim_id: evidence[c.claim_id] for c in members if c.claim_id in evidence},
-            plan.staleness.for_claims(members) if plan.staleness is not None else None,
+            (
+                plan.staleness.for_keys({claim_key(c) for c in members})
+                if plan.staleness is not None
+                else None
+            ),
         )
         for batch, members in _by_batch(plan.to_verify, batches).items()
     ]
@@ -253,17 +266,26 @@ def write_planned_verdicts(
     planned: PlannedVerification,
     fresh: Sequence[Mapping[str, Verdict]],
     terminology: TerminologyChecker | None,
+    verifier: Verifier,
 ) -> Verification:
-    """Every claim's verdict (carried over or fresh from a batch), settled by the glossary when
-    one is configured, written with the audit's judge totals and the vault's chunk history in
-    one transaction."""
+    """Every claim's verdict (carried over or fresh from a batch), settled by the chain's
+    glossary stages when a glossary is configured, written with the audit's judge totals and
+    the vault's chunk history in one transaction."""
     merged = {claim: verdict for part in fresh for claim, verdict in part.items()}
     run = assemble_verification(planned.plan, planned.claims, merged)
     verdicts = run.verdicts
     if terminology is not None:
         checks = plan_audit(terminology, planned.claims, planned.prompts)
-        verdicts = audit_verdicts(verdicts, planned.claims, checks)
+        verdicts = verifier.settle(
+            [c.claim for c in planned.claims], verdicts, glossary_lookups(checks)
+        )
     write_verdicts(
-        store, audit_id, planned.claims, verdicts, run.provenance, keep_chunk_history=True
+        store,
+        audit_id,
+        planned.claims,
+        verdicts,
+        run.provenance,
+        keep_chunk_history=True,
+        verifier_chain=planned.verifier_chain,
     )
     return Verification(verdicts, run.provenance, run.verified, run.carried)

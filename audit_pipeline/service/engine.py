@@ -86,7 +86,9 @@ class ValidationService:
             extractor=build_extractor(
                 config.detection, config.assertions.fallback_sentences, api_key
             ),
-            verifier=build_verifier(config.detection, self.embedder, api_key),
+            verifier=build_verifier(
+                config.detection, self.embedder, api_key, config.reader_settings
+            ),
             settings=config.validation,
             retriever=self.retriever,
             top_k=config.detection.evidence_top_k,

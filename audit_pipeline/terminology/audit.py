@@ -13,13 +13,8 @@ from typing import TYPE_CHECKING
 
 from audit_pipeline.records.claims import AuditClaim
 from audit_pipeline.records.evidence import EvidencePassage
-from audit_pipeline.records.verdicts import Verdict
-from audit_pipeline.terminology.checker import (
-    TermCheck,
-    TerminologyChecker,
-    definition_passages,
-    settle,
-)
+from audit_pipeline.terminology.checker import TermCheck, TerminologyChecker, definition_passages
+from audit_pipeline.terminology.lookup import TermLookup
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,10 +47,10 @@ def audit_evidence(
     return result
 
 
-def audit_verdicts(
-    verdicts: Sequence[Verdict], claims: Sequence[AuditClaim], checks: Mapping[str, TermCheck]
-) -> list[Verdict]:
-    return settle(verdicts, list(checks.values()), [c.claim for c in claims])
+def glossary_lookups(checks: Mapping[str, TermCheck]) -> dict[int, TermLookup]:
+    """The lookups of an audit's term checks by the claim's position, as the verifier chain's
+    glossary stages read them (``Verifier.settle``)."""
+    return {check.claim_index: check.lookup for check in checks.values()}
 
 
 def prompts_of(responses: pd.DataFrame) -> dict[tuple[str, int], str]:

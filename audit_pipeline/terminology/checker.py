@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from audit_pipeline.records.claims import Claim
 from audit_pipeline.records.evidence import EvidencePassage
-from audit_pipeline.records.verdicts import Label, Verdict
 from audit_pipeline.terminology.glossary import Concept, normalize_term
 from audit_pipeline.terminology.lookup import TermLookup, TermSource
 
@@ -30,8 +29,6 @@ GLOSSARY_SOURCE = "glossary"
 NOT_FOUND = "terminology_not_found"
 UNVERIFIED = "unverified terminology"
 MISMATCH = "definition_mismatch"
-VERIFIER = "terminology"
-VERIFIER_VERSION = "1"
 MAX_TERM_WORDS = 5
 
 _QUESTION = re.compile(
@@ -254,51 +251,3 @@ def with_definitions(
         if check.lookup.concepts:
             result[check.claim_index] = definition_passages(check.lookup.concepts)
     return result
-
-
-def settle(
-    verdicts: Sequence[Verdict], checks: Sequence[TermCheck], claims: Sequence[Claim]
-) -> list[Verdict]:
-    """Verdicts with the terminology outcome applied: a miss or a timeout decides the claim;
-    a definition that shares too few words with the glossary's is ``unsupported``
-    (``definition_mismatch``); an ambiguous term keeps its label and says so."""
-    result = list(verdicts)
-    for check in checks:
-        lookup, i = check.lookup, check.claim_index
-        grounded = result[i].label in (Label.SUPPORTED, Label.WEAKLY_SUPPORTED)
-        overlap = definition_overlap(claims[i].text, lookup.concepts) if lookup.concepts else 0
-        if lookup.concepts and grounded and overlap < MIN_DEFINITION_OVERLAP:
-            result[i] = _decided(
-                Label.UNSUPPORTED,
-                round(min(result[i].probability, overlap), 4),
-                f"{MISMATCH}: the claim defines {lookup.term!r} differently from the "
-                f"terminology source ({overlap:.0%} of its words in the definition)",
-            )
-        if lookup.status == "miss":
-            result[i] = _decided(
-                Label.UNSUPPORTED,
-                0.0,
-                f"{NOT_FOUND}: {lookup.term!r} is not in the terminology source; "
-                "its definition cannot be verified",
-            )
-        elif lookup.status == "timeout":
-            result[i] = _decided(
-                Label.UNVERIFIABLE, 0.5, f"{UNVERIFIED}: {lookup.detail or 'lookup failed'}"
-            )
-        elif lookup.status == "ambiguous":
-            names = "; ".join(f"{c.term} ({c.concept_id})" for c in lookup.concepts)
-            note = f"ambiguous term {lookup.term!r}: {len(lookup.concepts)} concepts ({names})"
-            result[i] = replace(result[i], justification=f"{note}. {result[i].justification}")
-    return result
-
-
-def _decided(label: Label, probability: float, justification: str) -> Verdict:
-    return Verdict(
-        label=label,
-        probability=probability,
-        justification=justification,
-        supporting_chunk_ids=(),
-        verifier=VERIFIER,
-        verifier_version=VERIFIER_VERSION,
-        decided_by=GLOSSARY_SOURCE,
-    )

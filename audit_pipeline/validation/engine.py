@@ -18,26 +18,22 @@ from typing import Any
 
 from audit_pipeline.claims.claim import ClaimExtractor
 from audit_pipeline.claims.claim_length import bound_claims, cut_note
-from audit_pipeline.evidence.context import ContextEvidence
-from audit_pipeline.evidence.passages import ContextPassage, text_passages
-from audit_pipeline.index.hits import SearchHit
+from audit_pipeline.evidence.claim_evidence import ground_claims, rank_context, vault_passage
 from audit_pipeline.records.claims import Claim
 from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.records.responses import Citation
 from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Verdict
 from audit_pipeline.targets.cited_sources import parse_citations
-from audit_pipeline.terminology.checker import TerminologyChecker, settle, with_definitions
+from audit_pipeline.terminology.checker import TerminologyChecker, with_definitions
 from audit_pipeline.text.scripts import unread_script
 from audit_pipeline.validation.citation_audit import AuditedClaim, CitationAudit, audit_citations
 from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
 from audit_pipeline.validation.query_type import detect_query_type
 from audit_pipeline.validation.selfrag import GROUNDED_LABELS, SelfRagChecks, self_rag_checks
 from audit_pipeline.validation.settings import ValidationSettings
+from audit_pipeline.verification.verdict import Verifier, verify_answer
 
 GIVEN = "given_source"
-# Claims verified between two looks at the deadline: each takes up to about a second on two
-# busy cores (claims are at most claims/claim_length.MAX_CLAIM_CHARS long).
-CLAIMS_PER_STEP = 4
 
 
 class TimeBudgetExceeded(RuntimeError):
@@ -73,6 +69,7 @@ class ClaimResult:
             "justification": self.verdict.justification,
             "error_spans": [list(span) for span in self.verdict.error_spans],
             "verifier": f"{self.verdict.verifier} {self.verdict.verifier_version}",
+            "decided_by": self.verdict.decided_by,
             "provenance": [
                 {
                     "chunk_id": p.chunk_id,
@@ -126,20 +123,6 @@ class ValidationResult:
         }
 
 
-def hit_passage(hit: SearchHit) -> EvidencePassage:
-    return EvidencePassage(
-        chunk_id=hit.chunk_id,
-        text=hit.text,
-        document=hit.document,
-        section=hit.section,
-        vector_score=hit.vector_score,
-        bm25_score=hit.bm25_score,
-        fused_score=hit.fused_score,
-        source="vault",
-        fallback_mode=hit.fallback_mode,
-    )
-
-
 def document_resolver(passages: Sequence[EvidencePassage]) -> Callable[[Citation], str | None]:
     """Map a citation to one of the evidence documents by file name, title or label."""
     names: dict[str, str] = {}
@@ -160,7 +143,7 @@ class AnswerValidator:
     """The validation engine; build it once (models load once) and call it per answer.
 
     ``retriever`` is the vault's hybrid retriever, needed only for answers validated without
-    sources; ``verifier`` must be the audit's verifier (``assess`` is used when it has one).
+    sources; ``verifier`` must be the audit's verifier chain.
     ``max_claims`` is the audit's ``detection.max_claims_per_answer``: an answer of 100,000
     characters holds ~1,600 claims, and checking every one took minutes.
     """
@@ -170,7 +153,7 @@ class AnswerValidator:
         *,
         embedder: Any,
         extractor: ClaimExtractor,
-        verifier: Any,
+        verifier: Verifier,
         settings: ValidationSettings,
         retriever: Any | None = None,
         top_k: int = 5,
@@ -194,57 +177,41 @@ class AnswerValidator:
     def search(self, query: str, k: int) -> list[EvidencePassage]:
         if self.retriever is None:
             raise ValueError("no vault index to search: give sources")
-        return [hit_passage(hit) for hit in self.retriever.search(query, k=k)]
+        return [vault_passage(hit) for hit in self.retriever.search(query, k=k)]
 
     def _evidence(
         self, claims: Sequence[Claim], sources: Sequence[str] | None
     ) -> list[list[EvidencePassage]]:
-        if sources is not None:
-            passages: list[ContextPassage] = []
-            for number, text in enumerate(sources, start=1):
-                passages.extend(text_passages(text, document=f"source-{number}"))
-            ranker = ContextEvidence(passages, self.embedder, top_k=self.top_k, source=GIVEN)
-            return ranker.for_claims([c.text for c in claims])
-        if self.retriever is None:
+        """The audit's evidence path: the caller's sources first, ranked per claim as an audit
+        ranks the context a bot logged (``rank_context``), then, with a vault index, the
+        vault's top-k passages and the name, identifier and date look-ups an audit makes
+        (``ground_claims``). An answer validated with the context it was answered from gets
+        the evidence an audit of it gets."""
+        texts = [c.text for c in claims]
+        if sources is None and self.retriever is None:
             raise ValueError("no vault index to search: give sources")
-        hits = self.retriever.search_many([c.text for c in claims], k=self.top_k)
-        return [[hit_passage(hit) for hit in claim_hits] for claim_hits in hits]
+        ranked = (
+            rank_context(
+                texts,
+                sources,
+                self.embedder,
+                self.top_k,
+                GIVEN,
+                [f"source-{number}" for number in range(1, len(sources) + 1)],
+            )
+            if sources is not None
+            else [[] for _ in texts]
+        )
+        return ground_claims(texts, ranked, self.retriever, self.top_k)
 
     def _verdicts(
-        self,
-        claims: Sequence[Claim],
-        evidence: Sequence[Sequence[EvidencePassage]],
-        deadline: float | None = None,
+        self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]
     ) -> tuple[list[Verdict], float | None]:
-        """The verdicts (and, from a verifier that weighs an answer's claims together, the
-        answer's hallucination probability), ``CLAIMS_PER_STEP`` claims at a time with the
-        deadline checked between: a validation past its budget stops within a few claims
-        instead of running on, holding the models, after its caller got 504. Each claim is
-        read on its own, so the steps reach the verdicts one call would."""
         if not claims:
             return [], None
-        steps = range(0, len(claims), CLAIMS_PER_STEP)
-        assess = getattr(self.verifier, "assess", None)
-        align = getattr(self.verifier, "align", None)
-        decide = getattr(self.verifier, "decide_response", None)
-        if callable(assess) and callable(align) and callable(decide):
-            alignments = []
-            for start in steps:
-                end = start + CLAIMS_PER_STEP
-                alignments.extend(align(list(claims[start:end]), list(evidence[start:end])))
-                _check_deadline(deadline, "verification")
-            assessment = decide(alignments)
-            return list(assessment.verdicts), round(float(assessment.probability), 4)
-        if callable(assess):
-            assessment = assess(list(claims), list(evidence))
-            return list(assessment.verdicts), round(float(assessment.probability), 4)
-        verdicts: list[Verdict] = []
-        for start in steps:
-            end = start + CLAIMS_PER_STEP
-            found = self.verifier.verify(list(claims[start:end]), list(evidence[start:end]))
-            verdicts.extend(found)
-            _check_deadline(deadline, "verification")
-        return verdicts, None
+        verified = verify_answer(self.verifier, claims, evidence)
+        probability = verified.hallucination_probability
+        return verified.verdicts, None if probability is None else round(float(probability), 4)
 
     def validate(
         self,
@@ -275,9 +242,9 @@ class AnswerValidator:
         terms = self.terminology.plan(question, claims) if self.terminology else []
         evidence = with_definitions(self._evidence(claims, sources), terms)
         _check_deadline(deadline, "the evidence search")
-        verdicts, probability = self._verdicts(claims, evidence, deadline)
+        verdicts, probability = self._verdicts(claims, evidence)
         _check_deadline(deadline, "verification")
-        verdicts = settle(verdicts, terms, claims)
+        verdicts = self.verifier.settle(claims, verdicts, {t.claim_index: t.lookup for t in terms})
         results = [ClaimResult(c, v, e) for c, v, e in zip(claims, verdicts, evidence, strict=True)]
         if sources is not None:
             judged = [

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from audit_pipeline.records.claims import AuditClaim
 from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.records.verdicts import Verdict
+from audit_pipeline.verification.batch import Answer, History
 from audit_pipeline.verification.verdict import Verifier
 
 
@@ -15,29 +16,23 @@ def verify_claims(
     claims: Sequence[AuditClaim],
     evidence: dict[str, list[EvidencePassage]],
     verifier: Verifier,
+    history: History | None = None,
 ) -> list[Verdict]:
-    """One verdict per claim, in order.
-
-    A verifier that can judge a whole answer at once (``assess``: the local verifier's
-    response-level model, which weighs all claims of an answer together) gets one call per
-    response; any other verifier gets all claims in one batch.
-    """
+    """One verdict per claim, in order: the claims of each answer (prompt and turn) verified
+    together, as every surface verifies an answer, one answer per call."""
     if not claims:
         return []
-    assess = getattr(verifier, "assess", None)
-    if not callable(assess):
-        return verifier.verify(
-            [c.claim for c in claims], [evidence.get(c.claim_id, []) for c in claims]
-        )
     by_turn: dict[tuple[str, int], list[int]] = defaultdict(list)
     for index, claim in enumerate(claims):
         by_turn[(claim.prompt_id, claim.turn)].append(index)
     verdicts: list[Verdict | None] = [None] * len(claims)
-    for indices in by_turn.values():
-        assessment = assess(
+    for key, indices in by_turn.items():
+        answer = Answer.of(
             [claims[i].claim for i in indices],
             [evidence.get(claims[i].claim_id, []) for i in indices],
+            key,
         )
-        for i, verdict in zip(indices, assessment.verdicts, strict=True):
+        [verified] = verifier.verify_answers([answer], history)
+        for i, verdict in zip(indices, verified.verdicts, strict=True):
             verdicts[i] = verdict
     return [v for v in verdicts if v is not None]

@@ -9,40 +9,27 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from audit_pipeline.claims.claim import ClaimExtractor
 from audit_pipeline.claims.claim_length import MAX_CLAIM_CHARS
 from audit_pipeline.claims.extractor import SentenceClaimExtractor
 from audit_pipeline.claims.llm_extractor import LLMClaimExtractor
 from audit_pipeline.embedding import Embedder
-from audit_pipeline.llm.judge_settings import JudgeSettings
-from audit_pipeline.verification.cascade import CascadeVerifier
-from audit_pipeline.verification.checks.chain import CheckChain
 from audit_pipeline.verification.detection_settings import DetectionSettings
-from audit_pipeline.verification.judge import LLMJudgeVerifier
-from audit_pipeline.verification.local import LocalVerifier
+from audit_pipeline.verification.judge import litellm_params
 from audit_pipeline.verification.reader import ReaderSettings, build_reader
-from audit_pipeline.verification.reader_verdicts import ReaderVerifier
+from audit_pipeline.verification.scorer import LocalModel
+from audit_pipeline.verification.stages.base import Stage, StageResources
+from audit_pipeline.verification.stages.chain import VerifierChain
+from audit_pipeline.verification.stages.model import LearnedModel, ModelParams
+from audit_pipeline.verification.stages.registry import build_stage
 from audit_pipeline.verification.verdict import Verifier
 
 
-def _litellm_params(judge: JudgeSettings, api_key: str | None) -> dict[str, Any]:
-    params: dict[str, Any] = {**judge.params, "timeout": judge.timeout_s}
-    if judge.api_base:
-        params["api_base"] = judge.api_base
-    if api_key:
-        params["api_key"] = api_key
-    return params
-
-
 def needs_judge(settings: DetectionSettings) -> bool:
-    """Whether an LLM is called (and its key must be set): the reader, when configured, takes
-    the cascade's second stage."""
-    second_stage = settings.verifier == "llm" or (
-        settings.verifier == "cascade" and settings.reader is None
-    )
-    return settings.extractor == "llm" or second_stage
+    """Whether an LLM is called (and its key must be set): the LLM extractor, or a judge stage
+    in the chain."""
+    return settings.extractor == "llm" or any(s.name == "judge" for s in settings.chain())
 
 
 def build_extractor(
@@ -52,37 +39,48 @@ def build_extractor(
         return LLMClaimExtractor(
             settings.judge.model,
             fallback_sentences=fallback_sentences,
-            **_litellm_params(settings.judge, api_key),
+            **litellm_params(settings.judge, api_key),
         )
     return SentenceClaimExtractor(fallback_sentences)
 
 
 def build_verifier(
     settings: DetectionSettings,
-    embedder: Embedder,
+    embedder: Embedder | None,
     api_key: str | None = None,
     reader: ReaderSettings | None = None,
-) -> Verifier:
-    """The configured verifier. ``reader`` is ``detection.reader`` with its path resolved
-    (``AuditConfig.reader_settings``): with one, the local verifier's uncertain claims go to
-    it (a cascade whose second stage is the reader)."""
-    folder_reader = build_reader(reader)
-    if settings.verifier == "llm" and folder_reader is None:
-        return LLMJudgeVerifier(settings.judge.model, **_litellm_params(settings.judge, api_key))
-    local = LocalVerifier(embedder, checks=CheckChain(settings.checks))
-    if folder_reader is not None:
-        return CascadeVerifier(local, ReaderVerifier(folder_reader), band=settings.cascade_band)
-    if settings.verifier == "local":
-        return local
-    judge = LLMJudgeVerifier(settings.judge.model, **_litellm_params(settings.judge, api_key))
-    return CascadeVerifier(local, judge, band=settings.cascade_band)
+) -> VerifierChain:
+    """The configured verifier chain (``DetectionSettings.chain``). ``reader`` is
+    ``detection.reader`` with its path resolved (``AuditConfig.reader_settings``); the reader
+    folder is checked now, so a wrong setting fails before an audit starts."""
+    resources = StageResources(judge=settings.judge, api_key=api_key, reader=reader)
+    stages = [build_stage(spec.name, spec.params, resources) for spec in settings.chain()]
+    if reader is not None:
+        build_reader(reader)
+    return VerifierChain(stages, embedder, name=settings.chain_name())
+
+
+def local_chain(
+    embedder: Embedder | None, model: LocalModel | None = None, answer_level: bool = True
+) -> VerifierChain:
+    """The default local chain (``verifier: local``), its learned model replaced by ``model``
+    when given (a benchmark's fold refit) and reading claims one by one without
+    ``answer_level`` (the pair-set benchmarks)."""
+    stages: list[Stage] = []
+    for spec in DetectionSettings().chain():
+        if spec.name == "model":
+            stages.append(LearnedModel(ModelParams(answer_level=answer_level), model=model))
+        else:
+            stages.append(build_stage(spec.name, spec.params))
+    return VerifierChain(stages, embedder)
 
 
 def verifier_identity(verifier: Verifier, settings: DetectionSettings) -> str:
     """What a verdict depends on besides its claim and evidence: the verifier's name and
-    version and every detection setting (thresholds, judge model, cascade band). A change to
-    any of them means no earlier verdict is carried over (``verification/reuse.py``). The
-    number of batches the work is split into changes none of them."""
+    version (for a chain, a digest of its stages' names, versions, parameters, model files and
+    code) and every detection setting (judge model, evidence top-k). A change to any of them
+    means no earlier verdict is carried over (``verification/reuse.py``). The number of
+    batches the work is split into changes none of them."""
     judged = settings.model_dump_json(exclude={"batches"})
     digest = hashlib.sha256(judged.encode("utf-8")).hexdigest()[:16]
     return f"{verifier.name}:{verifier.version}:{digest}"

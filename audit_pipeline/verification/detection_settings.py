@@ -6,15 +6,40 @@ the verifier and its judge); it lives with verification, the last of the three.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.verification.reader import ReaderSettings
 
-# The local verifier's checks (``verification/checks/``), in the order they name a verdict.
-CheckName = Literal["specifics", "polarity", "rewrite"]
+# The checks of the default chain, in the order they name a verdict.
+DEFAULT_CHECKS = ("specifics", "polarity", "rewrite", "entailment")
+# The stages a chain without them is not measured for (preflight warns).
+MEASURED_CORE = (*DEFAULT_CHECKS, "model")
+
+
+class StageSpec(BaseModel):
+    """One entry of ``detection.stages``: a stage's name and its parameters.
+
+    In audit.yaml an entry is the name alone (``- specifics``) or the name with parameters
+    (``- rewrite: {aligned_cosine: 0.7}``).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _short_forms(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return {"name": value}
+        if isinstance(value, dict) and len(value) == 1 and "name" not in value:
+            ((name, params),) = value.items()
+            return {"name": name, "params": params or {}}
+        return value
 
 
 class DetectionSettings(BaseModel):
@@ -28,9 +53,12 @@ class DetectionSettings(BaseModel):
     # Claims the local verifier's reading decided (no check did) whose p(supported) falls in
     # this band go to the second stage: the judge, or the reader when one is configured.
     cascade_band: tuple[float, float] = (0.35, 0.65)
-    # The checks that decide a claim before the learned model reads it; leave one out to see
-    # what the model alone makes of the claims it decided (each verdict names its check).
-    checks: tuple[CheckName, ...] = ("specifics", "polarity", "rewrite")
+    # The verifier chain, in order, with each stage's parameters (``audit-pipeline verifier``
+    # lists what it is); None: the chain ``verifier`` names (the checks, the learned model,
+    # the judge or reader for a cascade, staleness and the glossary).
+    stages: tuple[StageSpec, ...] | None = None
+    # The key ``stages`` replaced; named only so an old audit.yaml is told so.
+    checks: None = Field(default=None, exclude=True, repr=False)
     judge: JudgeSettings = JudgeSettings()
     # Claims checked per answer (the first ones in the text); the rest are counted as capped.
     max_claims_per_answer: int = Field(default=50, ge=1)
@@ -42,11 +70,21 @@ class DetectionSettings(BaseModel):
     # one, the local and cascade verifiers send their uncertain claims to it, not to a judge.
     reader: ReaderSettings | None = None
 
+    @field_validator("checks", mode="before")
+    @classmethod
+    def _checks_replaced(cls, value: Any) -> None:
+        if value is not None:
+            raise ValueError(
+                "replaced by detection.stages, the whole verifier chain in order (e.g. "
+                "stages: [specifics, polarity, rewrite, entailment, model, staleness, "
+                "glossary]); `audit-pipeline verifier` lists the configured one"
+            )
+
     @model_validator(mode="after")
     def _band(self) -> DetectionSettings:
         low, high = self.cascade_band
-        if len(set(self.checks)) != len(self.checks):
-            raise ValueError(f"checks: each check once, got {list(self.checks)}")
+        if self.stages is not None:
+            self._check_stages(self.stages)
         if not 0.0 <= low <= high <= 1.0:
             raise ValueError("cascade_band must satisfy 0 <= low <= high <= 1")
         if self.reader is not None and self.verifier == "llm":
@@ -55,3 +93,48 @@ class DetectionSettings(BaseModel):
                 "or cascade to send the local verifier's uncertain claims to the reader"
             )
         return self
+
+    def _check_stages(self, stages: tuple[StageSpec, ...]) -> None:
+        from audit_pipeline.verification.stages.registry import StageError, check_spec
+
+        overridden = {"verifier", "cascade_band"} & self.model_fields_set
+        if overridden:
+            raise ValueError(
+                f"stages: the chain replaces {' and '.join(sorted(overridden))}; put a judge "
+                "stage with its band in the chain instead (- judge: {band: [0.35, 0.65]})"
+            )
+        names = [s.name for s in stages]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"stages: each stage once, repeated: {', '.join(repeated)}")
+        for spec in stages:
+            try:
+                check_spec(spec.name, spec.params)
+            except StageError as error:
+                raise ValueError(f"stages: {error}") from None
+        if self.reader is not None and "reader" not in names:
+            raise ValueError("reader: detection.reader is set but detection.stages has no reader")
+        if "reader" in names and self.reader is None:
+            raise ValueError("stages: the reader stage needs detection.reader (kind and path)")
+
+    def chain(self) -> tuple[StageSpec, ...]:
+        """The verifier chain: ``stages`` as configured, or the one ``verifier`` names."""
+        if self.stages is not None:
+            return self.stages
+        band = {"band": list(self.cascade_band)}
+        tail = (StageSpec(name="staleness"), StageSpec(name="glossary"))
+        if self.verifier == "llm" and self.reader is None:
+            return (StageSpec(name="judge", params={"claims": "all"}), *tail)
+        chain = [StageSpec(name=name) for name in (*DEFAULT_CHECKS, "model")]
+        if self.reader is not None:
+            chain.append(StageSpec(name="reader", params=band))
+        elif self.verifier == "cascade":
+            chain.append(StageSpec(name="judge", params=band))
+        return (*chain, *tail)
+
+    def chain_name(self) -> str:
+        """What verdicts record as their verifier: ``local``, ``cascade`` or ``llm_judge``."""
+        names = {spec.name for spec in self.chain()}
+        if "model" not in names and "judge" in names:
+            return "llm_judge"
+        return "cascade" if names & {"judge", "reader"} else "local"

@@ -86,6 +86,17 @@ class EntailmentModel:
         return [(float(row[0]), float(row[1])) for row in probabilities]
 
 
+def entailment_files(path: Path = DEFAULT_DIR) -> dict[str, str]:
+    """Digests of the cross-encoder's weights and manifest (part of the verifier's identity:
+    new weights, new verdicts)."""
+    from audit_pipeline.verification.digests import file_digest
+
+    return {f"entailment/{name}": file_digest(path / name) for name in _IDENTITY_FILES}
+
+
+_IDENTITY_FILES = ("model.safetensors", "config.json", "manifest.json")
+
+
 @lru_cache(maxsize=1)
 def _shared_model() -> EntailmentModel:
     return EntailmentModel()

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from audit_pipeline.text.sentences import sentence_spans
 from audit_pipeline.text.tokens import content_stems
+from audit_pipeline.verification.batch import Batch
 
 _SEPARATOR_CELL = frozenset("-: ")
 
@@ -119,3 +120,9 @@ def evidence_units(passages: Sequence[tuple[str, str]]) -> list[EvidenceUnit]:
                 seen.add(unit.text)
                 out.append(unit)
     return out
+
+
+def evidence_unit_analysis(batch: Batch) -> list[list[EvidenceUnit]]:
+    """Each claim's evidence as units (sentences, table cells with their row and column), the
+    analysis the specifics and polarity checks both read."""
+    return [evidence_units([(p.chunk_id, p.text) for p in passages]) for passages in batch.evidence]

@@ -18,8 +18,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from audit_pipeline.embedding import Embedder, MemoEmbedder
-from audit_pipeline.specifics.extract import Kind, extract_many
+from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.specifics.quantities import (
     Quantity,
     is_near,
@@ -29,16 +28,10 @@ from audit_pipeline.specifics.quantities import (
 )
 from audit_pipeline.text.sentences import sentence_spans
 from audit_pipeline.text.tokens import content_stems, content_words, raw_tokens, stem
+from audit_pipeline.verification.batch import Batch
 from audit_pipeline.verification.entailment import EntailmentModel
-from audit_pipeline.verification.evidence_units import evidence_units
 from audit_pipeline.verification.fields import FieldCheck, boolean_fields, check_fields
 from audit_pipeline.verification.lexicon import is_descriptive, rarity
-from audit_pipeline.verification.polarity import (
-    MIN_SHARED,
-    PolarityFinding,
-    PolarityReading,
-    check_polarity,
-)
 from audit_pipeline.verification.rewrites import RewriteEdit, closest_rewrite, evidence_words
 from audit_pipeline.verification.signals import (
     ANTONYMS,
@@ -53,12 +46,9 @@ from audit_pipeline.verification.signals import (
     surface_words,
 )
 from audit_pipeline.verification.specifics_check import (
-    Grounding,
     Reworded,
-    SpecificFinding,
-    check_specifics,
     in_evidence_wording,
-    might_hold_values,
+    specifics_analysis,
 )
 from audit_pipeline.verification.windows import claim_window, evidence_sentences
 
@@ -133,17 +123,23 @@ class Alignment:
     claim: str = ""
     # The judged word edits when the claim is a close rewrite of one evidence sentence.
     rewrite: tuple[RewriteEdit, ...] = ()
-    # What all the evidence says about each specific of the claim, and a polarity flip.
-    specifics: tuple[SpecificFinding, ...] = ()
-    polarity: PolarityFinding | None = None
-    # A negated or modal claim the aligned evidence states the same way round.
-    stance_agrees: bool = False
 
     def vector(self) -> np.ndarray:
         return np.array([self.features[name] for name in FEATURE_NAMES], dtype=np.float64)
 
-    def specifics_with(self, status: Grounding) -> tuple[SpecificFinding, ...]:
-        return tuple(f for f in self.specifics if f.status is status)
+
+_WORDS = re.compile(r"\w+")
+
+
+def verbatim(alignment: Alignment) -> bool:
+    """The claim repeats its best evidence sentence word for word (case, punctuation and
+    Markdown aside). The entailment model has read such copies as contradictions (a table row,
+    a list item quoted by the vault bot's extractive fallback); a copy cannot contradict its
+    source, so the model's reading alone does not make it contradicted."""
+    best = alignment.best_sentence
+    return best is not None and _WORDS.findall(alignment.claim.casefold()) == _WORDS.findall(
+        best.text.casefold()
+    )
 
 
 def split_evidence(text: str, chunk_id: str) -> list[EvidenceSentence]:
@@ -481,82 +477,74 @@ def align_claim(
     )
 
 
-class FeatureBuilder:
-    """Batch feature extraction: every claim and evidence sentence embedded in one pass.
+def _evidence_sentences(
+    evidence: Sequence[Sequence[EvidencePassage]],
+) -> list[list[EvidenceSentence]]:
+    """Each claim's evidence cut into sentences (a passage shared by claims is cut once; a
+    sentence repeated across passages is kept once)."""
+    per_claim: list[list[EvidenceSentence]] = []
+    parsed: dict[tuple[str, str], list[EvidenceSentence]] = {}
+    for passages in evidence:
+        sentences: list[EvidenceSentence] = []
+        seen: set[str] = set()
+        for passage in passages:
+            key = (passage.chunk_id, passage.text)
+            if key not in parsed:
+                parsed[key] = split_evidence(passage.text, passage.chunk_id)
+            for sentence in parsed[key]:
+                if sentence.text not in seen:
+                    seen.add(sentence.text)
+                    sentences.append(sentence)
+        per_claim.append(sentences)
+    return per_claim
 
-    Vectors are memoised per instance (bounded), because the same evidence passages come back
-    for many claims of an answer and for many answers of an audit; pass a shared
-    :class:`MemoEmbedder` to also reuse the vectors the evidence ranking computed.
+
+def alignment_analysis(batch: Batch) -> list[Alignment]:
+    """Every claim of ``batch`` aligned with its evidence: the features the learned reading
+    scores, and what the rewrite and entailment checks read (best sentence, edits, conflicts).
+
+    Values the evidence states in other words are read in its words first (``Reworded``, from
+    the specifics analysis), so "60 minutes" aligns with "1 hour". Every claim and evidence
+    sentence is embedded in one pass, and the entailment model reads every claim against its
+    claim-focused window in one pass.
     """
+    claims = [claim.text for claim in batch.claims]
+    per_claim = _evidence_sentences(batch.evidence)
+    findings = batch.analysis(specifics_analysis)
+    read = [
+        in_evidence_wording(claim, found) for claim, found in zip(claims, findings, strict=True)
+    ]
+    all_texts = [r.text for r in read] + [s.text for sentences in per_claim for s in sentences]
+    vectors = batch.embedder.embed(all_texts)
+    claim_vectors = vectors[: len(claims)]
+    offset = len(claims)
+    out: list[Alignment] = []
+    for i, sentences in enumerate(per_claim):
+        sentence_vectors = vectors[offset : offset + len(sentences)]
+        offset += len(sentences)
+        alignment = align_claim(read[i].text, claim_vectors[i], sentences, sentence_vectors)
+        out.append(_in_original_words(alignment, read[i]))
+    _add_entailment(batch.entailment, [r.text for r in read], per_claim, out)
+    return out
 
-    def __init__(self, embedder: Embedder, entailment: EntailmentModel | None = None) -> None:
-        self.embedder = embedder if isinstance(embedder, MemoEmbedder) else MemoEmbedder(embedder)
-        self.entailment = entailment or EntailmentModel.shared()
 
-    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
-        return self.embedder.embed(list(texts))
-
-    def align(
-        self, claims: Sequence[str], evidence: Sequence[Sequence[tuple[str, str]]]
-    ) -> list[Alignment]:
-        """``evidence[i]`` is a list of (chunk_id, passage text) for ``claims[i]``."""
-        per_claim: list[list[EvidenceSentence]] = []
-        parsed: dict[tuple[str, str], list[EvidenceSentence]] = {}
-        for passages in evidence:
-            sentences: list[EvidenceSentence] = []
-            seen: set[str] = set()
-            for chunk_id, text in passages:
-                key = (chunk_id, text)
-                if key not in parsed:
-                    parsed[key] = split_evidence(text, chunk_id)
-                for sentence in parsed[key]:
-                    if sentence.text not in seen:
-                        seen.add(sentence.text)
-                        sentences.append(sentence)
-            per_claim.append(sentences)
-        checks = checked_facts(claims, evidence)
-        # Values the evidence states in other words are read in its words (``Reworded``).
-        read = [
-            in_evidence_wording(claim, findings)
-            for claim, (findings, _) in zip(claims, checks, strict=True)
-        ]
-        all_texts = [r.text for r in read] + [s.text for sentences in per_claim for s in sentences]
-        vectors = self._vectors(all_texts)
-        claim_vectors = vectors[: len(claims)]
-        offset = len(claims)
-        out: list[Alignment] = []
-        for i, sentences in enumerate(per_claim):
-            sentence_vectors = vectors[offset : offset + len(sentences)]
-            offset += len(sentences)
-            alignment = _in_original_words(
-                align_claim(read[i].text, claim_vectors[i], sentences, sentence_vectors), read[i]
-            )
-            findings, reading = checks[i]
-            alignment.specifics = findings
-            alignment.polarity, alignment.stance_agrees = reading.contrary, reading.agrees
-            out.append(alignment)
-        self._add_entailment([r.text for r in read], per_claim, out)
-        return out
-
-    def _add_entailment(
-        self,
-        claims: Sequence[str],
-        per_claim: Sequence[Sequence[EvidenceSentence]],
-        alignments: Sequence[Alignment],
-    ) -> None:
-        """The cross-encoder's reading of each claim against its claim-focused window."""
-        windows = [
-            claim_window(
-                claim,
-                evidence_sentences([s.text for s in sentences]),
-                self.entailment.window_words,
-            )
-            for claim, sentences in zip(claims, per_claim, strict=True)
-        ]
-        scores = self.entailment.score(list(zip(windows, claims, strict=True)))
-        for index, alignment in enumerate(alignments):
-            alignment.features["nli_unsupported"] = 1.0 - float(scores.entailed[index])
-            alignment.features["nli_contradicted"] = float(scores.contradicted[index])
+def _add_entailment(
+    entailment: EntailmentModel,
+    claims: Sequence[str],
+    per_claim: Sequence[Sequence[EvidenceSentence]],
+    alignments: Sequence[Alignment],
+) -> None:
+    """The cross-encoder's reading of each claim against its claim-focused window."""
+    windows = [
+        claim_window(
+            claim, evidence_sentences([s.text for s in sentences]), entailment.window_words
+        )
+        for claim, sentences in zip(claims, per_claim, strict=True)
+    ]
+    scores = entailment.score(list(zip(windows, claims, strict=True)))
+    for index, alignment in enumerate(alignments):
+        alignment.features["nli_unsupported"] = 1.0 - float(scores.entailed[index])
+        alignment.features["nli_contradicted"] = float(scores.contradicted[index])
 
 
 def _in_original_words(alignment: Alignment, read: Reworded) -> Alignment:
@@ -568,29 +556,3 @@ def _in_original_words(alignment: Alignment, read: Reworded) -> Alignment:
         start, end = read.to_original(edit.start, edit.end)
         rewrite.append(replace(edit, start=start, end=end, new=read.original[start:end]))
     return replace(alignment, claim=read.original, rewrite=tuple(rewrite))
-
-
-def checked_facts(
-    claims: Sequence[str], evidence: Sequence[Sequence[tuple[str, str]]]
-) -> list[tuple[tuple[SpecificFinding, ...], PolarityReading]]:
-    """The checked facts of each claim against all its evidence: its specifics
-    (``specifics_check.py``) and its polarity (``polarity.py``)."""
-    found = extract_many(list(claims))  # parse the claims in one batch
-    unit_sets = [evidence_units(passages) for passages in evidence]
-    # The evidence sentences the checks will read (those with values for a claim with values,
-    # those sharing words with the claim for polarity), parsed in one batch too: spaCy reads a
-    # batch of texts faster than the same texts a claim at a time.
-    wanted: set[str] = set()
-    for claim, specifics, units in zip(claims, found, unit_sets, strict=True):
-        values = any(s.kind is not Kind.NAME for s in specifics)
-        stems = frozenset(content_stems(claim))
-        wanted.update(
-            u.text
-            for u in units
-            if (values and might_hold_values(u.text)) or len(stems & u.stems) >= MIN_SHARED
-        )
-    extract_many(sorted(wanted))
-    return [
-        (check_specifics(claim, units), check_polarity(claim, units))
-        for claim, units in zip(claims, unit_sets, strict=True)
-    ]

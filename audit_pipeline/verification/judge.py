@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.llm.litellm_io import (
     LLMOutputError,
     ask_json,
@@ -203,3 +204,19 @@ class LLMJudgeVerifier:
             verifier_version=self.version,
             decided_by="judge",
         )
+
+
+def judge_from_settings(settings: JudgeSettings, api_key: str | None = None) -> LLMJudgeVerifier:
+    """The judge ``detection.judge`` describes; ``api_key`` goes straight into the litellm
+    call parameters and is never logged or stored."""
+    return LLMJudgeVerifier(settings.model, **litellm_params(settings, api_key))
+
+
+def litellm_params(settings: JudgeSettings, api_key: str | None) -> dict[str, Any]:
+    """The litellm call parameters of ``settings`` (timeout, base URL, key when given)."""
+    params: dict[str, Any] = {**settings.params, "timeout": settings.timeout_s}
+    if settings.api_base:
+        params["api_base"] = settings.api_base
+    if api_key:
+        params["api_key"] = api_key
+    return params

@@ -21,8 +21,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from audit_pipeline.specifics.language import parse_many
-from audit_pipeline.text.tokens import STOPWORDS, stem
-from audit_pipeline.verification.evidence_units import EvidenceUnit
+from audit_pipeline.text.tokens import STOPWORDS, content_stems, stem
+from audit_pipeline.verification.batch import Batch
+from audit_pipeline.verification.evidence_units import EvidenceUnit, evidence_unit_analysis
 from audit_pipeline.verification.fields import is_field_line
 from audit_pipeline.verification.signals import ANTONYMS, DENYING_WORDS, HEDGES, NEGATION_WORDS
 
@@ -324,3 +325,16 @@ def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityReading
         denies = clause.negated if not (clause.mode and other.mode) else clause.mode in ("O-", "P-")
         return PolarityReading(PolarityFinding(clause.text, unit.text, unit.chunk_id, denies))
     return PolarityReading(agrees=agrees)
+
+
+def polarity_analysis(batch: Batch) -> list[PolarityReading]:
+    """The polarity reading of every claim of ``batch`` against its evidence; the evidence
+    units that share words with a claim are parsed in one batch first."""
+    claims = [claim.text for claim in batch.claims]
+    unit_sets = batch.analysis(evidence_unit_analysis)
+    wanted: set[str] = set()
+    for claim, units in zip(claims, unit_sets, strict=True):
+        stems = frozenset(content_stems(claim))
+        wanted.update(u.text for u in units if len(stems & u.stems) >= MIN_SHARED)
+    parse_many(sorted(wanted))
+    return [check_polarity(claim, units) for claim, units in zip(claims, unit_sets, strict=True)]

@@ -9,6 +9,7 @@ the artifact is reviewable text and cannot run code when loaded.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -50,7 +51,7 @@ class Thresholds:
     Below ``unsupported`` a claim is unsupported (or contradicted); below ``weak`` it is weakly
     supported. ``response`` is the cut on the *response hallucination* probability, and
     ``span`` the claim cut used inside a response judged hallucinated (see
-    ``LocalVerifier.decide_response``).
+    ``stages/model.py``).
     """
 
     unsupported: float
@@ -104,6 +105,10 @@ class LocalModel:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1)
+
+    def digest(self) -> str:
+        """A short content digest of the fitted parameters (part of the verifier's identity)."""
+        return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()[:16]
 
     @classmethod
     def from_json(cls, text: str) -> LocalModel:

@@ -10,63 +10,36 @@ label of its own. A claim is ``stale`` when
   earlier vault state found it supported or weakly supported, and
 - some passage that supported it then is no longer in the vault: its document changed.
 
-The verdict keeps the ids of those superseded passages; the warehouse keeps every chunk text the
+The stage that labels it is ``stages/staleness.py``; the verdict keeps the ids of those
+superseded passages; the warehouse keeps every chunk text the
 vault ever had (``vault_chunk_history``), so both versions' evidence can be shown.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
-
 from audit_pipeline.records.claims import AuditClaim
 from audit_pipeline.records.verdict_provenance import ClaimKey, PriorVerdict
-from audit_pipeline.records.verdicts import Label, Verdict
+from audit_pipeline.records.verdicts import Label
+from audit_pipeline.verification.batch import History
 
 
 def claim_key(claim: AuditClaim) -> ClaimKey:
     return (claim.prompt_id, claim.turn, claim.claim.text)
 
 
-def mark_stale(
-    claims: Sequence[AuditClaim],
-    verdicts: Sequence[Verdict],
-    prior: Mapping[ClaimKey, PriorVerdict],
-    current_chunks: Collection[str],
-    vault_chunks_ever: Collection[str],
-) -> list[Verdict]:
-    """``verdicts`` with each contradicted claim that an earlier vault state supported, through
-    a vault passage the vault no longer holds, relabelled ``stale``.
+def superseded_by(history: History, key: ClaimKey) -> tuple[PriorVerdict, tuple[str, ...]] | None:
+    """The earlier verdict that supported the claim ``key`` names and the vault passages it
+    rested on that the vault no longer holds, when there are such passages (None otherwise).
 
-    ``vault_chunks_ever`` (the chunk history) tells vault passages from others: a passage of
-    a bot's logged context or of the glossary is not a superseded vault chunk.
+    ``chunks_ever`` (the chunk history) tells vault passages from others: a passage of a bot's
+    logged context or of the glossary is not a superseded vault chunk.
     """
-    out = []
-    for claim, verdict in zip(claims, verdicts, strict=True):
-        before = prior.get(claim_key(claim))
-        superseded = (
-            tuple(
-                c
-                for c in before.supporting_chunk_ids
-                if c in vault_chunks_ever and c not in current_chunks
-            )
-            if before is not None
-            else ()
-        )
-        if (
-            verdict.label is Label.CONTRADICTED
-            and before is not None
-            and before.label in (Label.SUPPORTED, Label.WEAKLY_SUPPORTED)
-            and superseded
-        ):
-            verdict = replace(
-                verdict,
-                label=Label.STALE,
-                superseded_chunk_ids=superseded,
-                justification=(
-                    f"Superseded: vault state {before.vault_state[:12]} supported this claim; "
-                    f"the changed document now contradicts it. {verdict.justification}"
-                ),
-            )
-        out.append(verdict)
-    return out
+    before = history.prior.get(key)
+    if before is None or before.label not in (Label.SUPPORTED, Label.WEAKLY_SUPPORTED):
+        return None
+    superseded = tuple(
+        c
+        for c in before.supporting_chunk_ids
+        if c in history.chunks_ever and c not in history.current_chunks
+    )
+    return (before, superseded) if superseded else None

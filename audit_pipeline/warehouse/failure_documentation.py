@@ -1,4 +1,4 @@
-"""Column documentation of migration 18: failed audits, and verdicts whose evidence changed
+"""Column documentation of migration 19: failed audits, and verdicts whose evidence changed
 while the audit ran (issue 33)."""
 
 FAILURE_DOCUMENTATION: dict[str, str] = {
@@ -7,7 +7,7 @@ FAILURE_DOCUMENTATION: dict[str, str] = {
     "stopped (failed_step and failure say where and why; --resume continues it).",
     "COLUMN audits.failed_step": "For a failed audit: the Dagster step that failed or was "
     "running when the run was stopped (responses, verdicts.verify_batch[0], ...); NULL "
-    "otherwise and on rows written before migration 18.",
+    "otherwise and on rows written before migration 19.",
     "COLUMN audits.failure": "For a failed audit: why, in one line (the step's error, or the "
     "signal that stopped the run); NULL otherwise.",
     "COLUMN verdicts.evidence_changed": "Set when a vault document this verdict's evidence came "

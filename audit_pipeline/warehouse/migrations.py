@@ -620,6 +620,19 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         18,
+        "audits record the verifier chain that judged them: its stages with their versions and "
+        "parameters, its identity and the figures measured for it",
+        (
+            "ALTER TABLE audits ADD COLUMN verifier_chain VARCHAR",
+            "COMMENT ON COLUMN audits.verifier_chain IS 'JSON: the verifier chain of the "
+            "audit''s latest verification (name, version = identity digest, quality = the "
+            "figures measured for this exact chain or ''not measured for this chain'', stages = "
+            "each stage''s name, version, reads, role, params and model files); NULL on rows "
+            "written before migration 18'",
+        ),
+    ),
+    Migration(
+        19,
         "failed audits say where and why they failed; verdicts say when their evidence changed "
         "during the audit",
         (

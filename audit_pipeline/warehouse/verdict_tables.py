@@ -149,8 +149,10 @@ def write_verdicts(
     provenance: Mapping[str, Provenance] | None = None,
     *,
     keep_chunk_history: bool = False,
+    verifier_chain: str | None = None,
 ) -> int:
-    """Verdict rows, and their judge usage summed onto the audit row, in one transaction.
+    """Verdict rows, and their judge usage summed onto the audit row (with the verifier chain's
+    description, JSON, when given), in one transaction.
 
     ``provenance`` (claim id -> key, vault state, carried from) comes from
     ``assemble_verification``.
@@ -159,7 +161,9 @@ def write_verdicts(
 
     A re-verified audit therefore shows the judge bill of its latest verdicts, never a mix.
     """
-    usage = judge_usage_columns(verdicts)
+    usage: dict[str, Any] = judge_usage_columns(verdicts)
+    if verifier_chain is not None:
+        usage["verifier_chain"] = verifier_chain
     return warehouse.replace_many(
         [
             (

@@ -22,7 +22,14 @@ import pytest
 from audit_pipeline.claims import Claim, SentenceClaimExtractor, make_claim
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.records.evidence import EvidencePassage
-from audit_pipeline.verification import HALLUCINATION_LABELS, Label, LLMJudgeVerifier, LocalVerifier
+from audit_pipeline.verification import (
+    HALLUCINATION_LABELS,
+    Label,
+    LLMJudgeVerifier,
+    VerifierChain,
+    verify_answer,
+)
+from audit_pipeline.verification.configured import local_chain
 from audit_pipeline.verification.judge import judge_messages
 from audit_pipeline.verification.scorer import DEFAULT_MODEL_PATH
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
@@ -253,17 +260,17 @@ def test_many_injected_claims_in_parallel_each_get_their_own_verdict() -> None:
 
 
 @pytest.fixture(scope="module")
-def local_verifier(request: pytest.FixtureRequest) -> LocalVerifier:
+def local_verifier(request: pytest.FixtureRequest) -> VerifierChain:
     """The real verifier with the real embedding model (loaded once per session) and the
     shipped scorer; the model is only loaded once we know the scorer is there."""
     if not DEFAULT_MODEL_PATH.exists():
         pytest.skip(f"{DEFAULT_MODEL_PATH.name} (the local verifier's fitted model) is not built")
     embedder: SentenceTransformerEmbedder = request.getfixturevalue("embedder")
-    return LocalVerifier(embedder)
+    return local_chain(embedder, answer_level=False)
 
 
 def test_local_verifier_verdict_survives_an_injection_around_the_claim(
-    local_verifier: LocalVerifier,
+    local_verifier: VerifierChain,
 ) -> None:
     """The local verifier reads no instructions, but the injection adds words to the claim and
     a sentence to the evidence; neither may lift the false claim (45 days against the vault's
@@ -278,12 +285,14 @@ def test_local_verifier_verdict_survives_an_injection_around_the_claim(
     assert FALSE_CLAIM_TEXT in [c.text for c in extracted]
     claims = [false, false, inside, inside, *extracted]
     evidence = [VAULT, poisoned, VAULT, poisoned, *([VAULT] * len(extracted))]
-    verdicts = local_verifier.verify(claims, evidence)
+    verdicts = verify_answer(local_verifier, claims, evidence).verdicts
     for item, verdict in zip(claims, verdicts, strict=True):
         assert verdict.label in HALLUCINATION_LABELS, (item.text, verdict)
     assert verdicts[0].label == verdicts[1].label  # the poisoned context changed nothing
 
     # Not vacuous: the same verifier does call a claim the vault states supported, injection
     # in the context or not.
-    true_verdicts = local_verifier.verify([claim(TRUE_CLAIM_TEXT)] * 2, [VAULT, poisoned])
+    true_verdicts = verify_answer(
+        local_verifier, [claim(TRUE_CLAIM_TEXT)] * 2, [VAULT, poisoned]
+    ).verdicts
     assert [v.label for v in true_verdicts] == [Label.SUPPORTED, Label.SUPPORTED]

@@ -17,7 +17,7 @@ from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.service.interactive import ValidationRecorder
 from audit_pipeline.validation.engine import AnswerValidator
 from audit_pipeline.validation.settings import ValidationSettings
-from audit_pipeline.verification import LocalVerifier
+from audit_pipeline.verification.configured import local_chain
 from audit_pipeline.warehouse.store import Rows, Warehouse
 from audit_pipeline_tests.validation.sample_sources import BACKUP_SOURCES
 
@@ -43,7 +43,7 @@ def validator(embedder: SentenceTransformerEmbedder) -> AnswerValidator:
     return AnswerValidator(
         embedder=embedder,
         extractor=SentenceClaimExtractor(),
-        verifier=LocalVerifier(embedder),
+        verifier=local_chain(embedder),
         settings=ValidationSettings(),
     )
 

@@ -7,12 +7,12 @@ import pytest
 from audit_pipeline.claims import SentenceClaimExtractor
 from audit_pipeline.validation.engine import AnswerValidator
 from audit_pipeline.validation.settings import ValidationSettings
-from audit_pipeline.verification import LocalVerifier
+from audit_pipeline.verification.configured import local_chain
 
 
 @pytest.fixture(scope="session")
 def verifier(embedder):  # type: ignore[no-untyped-def]
-    return LocalVerifier(embedder)
+    return local_chain(embedder)
 
 
 @pytest.fixture(scope="session")

@@ -1,41 +1,75 @@
+"""The second reading: only what the learned reading labelled inside the band goes to the
+judge; a check's decision never does; a failed judge leaves the earlier verdict standing."""
+
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
-from audit_pipeline.claims import Claim, make_claim
-from audit_pipeline.records.evidence import EvidencePassage
-from audit_pipeline.verification import CascadeVerifier, Label, LLMJudgeVerifier, Verdict
+from audit_pipeline.claims import make_claim
+from audit_pipeline.embedding import SentenceTransformerEmbedder
+from audit_pipeline.index.lance_index import VaultIndex
+from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.llm.judge_settings import JudgeSettings
+from audit_pipeline.records.verdicts import Label
+from audit_pipeline.verification import LLMJudgeVerifier, VerifierChain, verify_answer
+from audit_pipeline.verification.configured import build_verifier
+from audit_pipeline.verification.detection_settings import DetectionSettings
+from audit_pipeline.verification.stages.base import Finding, Role, Stage
+from audit_pipeline.verification.stages.cases import ClaimCase
+from audit_pipeline.verification.stages.second_reading import JudgeStage, SecondReadingParams
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
+from audit_pipeline_tests.verification.test_judge import verdict_json
+from audit_pipeline_tests.verification.test_sample_vault_claims import (
+    FALSEHOODS,
+    PARAPHRASES,
+    verdicts,
+)
 
 RESPONSE = "Alpha is one. Beta is two. Gamma is three. Delta is four."
 CLAIMS = [make_claim(RESPONSE, i, i + 12, "sentence") for i in (0, 14, 27, 43)]
 
 
-class FixedVerifier:
-    """A stand-in local verifier with fixed probabilities, to make the band explicit."""
+class FixedReading(Stage):
+    """A stand-in learned reading with fixed probabilities, to make the band explicit."""
 
-    name = "fixed"
-    version = "1"
+    name = "model"
+    version = "test"
+    role = Role.READING
 
-    def __init__(self, probabilities: Sequence[float], decided_by: Sequence[str] = ()) -> None:
+    def __init__(self, probabilities: Sequence[float]) -> None:
+        super().__init__()
         self.probabilities = list(probabilities)
-        self.decided_by = list(decided_by) or ["model"] * len(self.probabilities)
 
-    def verify(
-        self, claims: Sequence[Claim], evidence: Sequence[Sequence[EvidencePassage]]
-    ) -> list[Verdict]:
-        return [
-            Verdict(
-                label=Label.SUPPORTED if p >= 0.5 else Label.UNSUPPORTED,
-                probability=p,
-                justification="fixed",
-                supporting_chunk_ids=(),
-                verifier=self.name,
-                verifier_version=self.version,
-                decided_by=who,
-            )
-            for p, who in zip(self.probabilities[: len(claims)], self.decided_by, strict=False)
-        ]
+    def judge(self, case: ClaimCase) -> Finding | None:
+        if case.label is not None:  # a check decided: the reading keeps its label
+            return None
+        p = self.probabilities[case.index]
+        return Finding(Label.SUPPORTED if p >= 0.5 else Label.UNSUPPORTED, "fixed", p)
+
+
+class FixedCheck(Stage):
+    """A stand-in check that contradicts one claim."""
+
+    version = "test"
+
+    def __init__(self, name: str, index: int) -> None:
+        super().__init__()
+        self.name = name  # type: ignore[misc]
+        self.index = index
+
+    def judge(self, case: ClaimCase) -> Finding | None:
+        if case.index != self.index:
+            return None
+        return Finding(Label.CONTRADICTED, f"Contradicted ({self.name})", 0.05)
+
+
+def cascade(
+    first: Sequence[Stage], judge: LLMJudgeVerifier, band: tuple[float, float] = (0.3, 0.8)
+) -> VerifierChain:
+    second = JudgeStage(SecondReadingParams(band=band), reader=judge)
+    return VerifierChain([*first, second], name="cascade")
 
 
 def test_only_in_band_claims_go_to_the_judge() -> None:
@@ -45,10 +79,8 @@ def test_only_in_band_claims_go_to_the_judge() -> None:
     )
     llm = ScriptedLLM([reply])
     with scripted_provider(llm) as model:
-        cascade = CascadeVerifier(
-            FixedVerifier([0.05, 0.45, 0.7, 0.98]), LLMJudgeVerifier(model), band=(0.3, 0.8)
-        )
-        verdicts = cascade.verify(CLAIMS, [[] for _ in CLAIMS])
+        chain = cascade([FixedReading([0.05, 0.45, 0.7, 0.98])], LLMJudgeVerifier(model))
+        verdicts = verify_answer(chain, CLAIMS, [[] for _ in CLAIMS]).verdicts
     assert len(llm.calls) == 2
     judged = {c["content"].split(">>>\n")[1].split("\n")[0] for call in llm.calls for c in call[1:]}
     assert judged == {CLAIMS[1].text, CLAIMS[2].text}
@@ -65,27 +97,62 @@ def test_only_in_band_claims_go_to_the_judge() -> None:
 def test_failed_judge_keeps_the_local_verdict() -> None:
     llm = ScriptedLLM(["garbage", "still garbage"])
     with scripted_provider(llm) as model:
-        cascade = CascadeVerifier(FixedVerifier([0.6]), LLMJudgeVerifier(model), band=(0.3, 0.8))
-        [verdict] = cascade.verify(CLAIMS[:1], [[]])
+        chain = cascade([FixedReading([0.6])], LLMJudgeVerifier(model))
+        [verdict] = verify_answer(chain, CLAIMS[:1], [[]]).verdicts
     assert verdict.label is Label.SUPPORTED and verdict.decided_by == "model"
     assert "Judge:" in verdict.justification
+    assert verdict.judge_calls == 2  # the failed judge is still paid
 
 
 def test_band_is_validated() -> None:
-    with pytest.raises(ValueError):
-        CascadeVerifier(FixedVerifier([]), FixedVerifier([]), band=(0.9, 0.1))
+    with pytest.raises(ValidationError, match="band"):
+        SecondReadingParams(band=(0.9, 0.1))
 
 
 def test_a_claim_a_check_decided_is_not_sent_to_the_judge() -> None:
-    """Only claims whose specifics are grounded and whose reading is uncertain are asked
-    about: a value that clashes with the evidence is a checked fact, in the band or not."""
+    """Only claims whose reading is uncertain are asked about: a value that clashes with the
+    evidence is a checked fact, in the band or not."""
     llm = ScriptedLLM([])
     with scripted_provider(llm) as model:
-        cascade = CascadeVerifier(
-            FixedVerifier([0.4, 0.45], ["specifics", "polarity"]),
+        chain = cascade(
+            [FixedCheck("specifics", 0), FixedCheck("polarity", 1), FixedReading([0.4, 0.45])],
             LLMJudgeVerifier(model),
-            band=(0.3, 0.8),
         )
-        verdicts = cascade.verify(CLAIMS[:2], [[], []])
+        verdicts = verify_answer(chain, CLAIMS[:2], [[], []]).verdicts
     assert llm.calls == []
     assert [v.decided_by for v in verdicts] == ["specifics", "polarity"]
+
+
+def test_the_cascade_equals_the_local_verifier_outside_its_band(
+    sample_index_dir: Path, embedder: SentenceTransformerEmbedder
+) -> None:
+    """The same answer (falsehoods and faithful restatements of the sample vault together, so
+    the answer-level reading moves some labels) through the local chain and through the
+    cascade: every claim the judge was not asked about has the local verdict, label,
+    probability and deciding stage alike; the judge is asked about exactly the claims the
+    learned model labelled inside the band."""
+    retriever = HybridRetriever(VaultIndex(sample_index_dir, embedder))
+    texts = [claim for claim, _, _ in FALSEHOODS[:4]] + PARAPHRASES[:6]
+    local = build_verifier(DetectionSettings(), embedder)
+    alone = verdicts(texts, retriever, local)
+    by_model = [v for v in alone if v.decided_by == "model"]
+    assert by_model and len(by_model) < len(alone)
+    band = (by_model[0].probability, by_model[0].probability)  # one claim's p: non-vacuous
+    llm = ScriptedLLM([verdict_json("supported", 0.9, ())])
+    with scripted_provider(llm) as model:
+        settings = DetectionSettings(
+            verifier="cascade", cascade_band=band, judge=JudgeSettings(model=model)
+        )
+        cascaded = verdicts(texts, retriever, build_verifier(settings, embedder))
+    asked = [i for i, v in enumerate(alone) if v.decided_by == "model" and v.probability == band[0]]
+    assert [i for i, v in enumerate(cascaded) if v.judge_calls] == asked
+    assert len(llm.calls) == len(asked)
+    for index, (mine, theirs) in enumerate(zip(alone, cascaded, strict=True)):
+        if index in asked:
+            assert theirs.decided_by == "judge"
+        else:
+            assert (theirs.label, theirs.probability, theirs.decided_by) == (
+                mine.label,
+                mine.probability,
+                mine.decided_by,
+            )

@@ -13,7 +13,7 @@ from audit_pipeline.claims import SentenceClaimExtractor
 from audit_pipeline.claims.claim import make_claim
 from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.records.verdicts import Label, Verdict
-from audit_pipeline.verification import LocalVerifier
+from audit_pipeline.verification import VerifierChain, verify_answer
 
 FLAGGED = {Label.UNSUPPORTED, Label.CONTRADICTED}
 
@@ -31,15 +31,13 @@ def _passage(text: str) -> EvidencePassage:
     )
 
 
-def _verify(verifier: LocalVerifier, claim: str, evidence: str) -> Verdict:
+def _verify(verifier: VerifierChain, claim: str, evidence: str) -> Verdict:
+    """The claim read on its own (``claim_reader``)."""
     claims = [make_claim(claim, 0, len(claim), "sentence")]
-    return verifier.verify(claims, [[_passage(evidence)]])[0]
+    return verify_answer(verifier, claims, [[_passage(evidence)]]).verdicts[0]
 
 
-def _assess(verifier: LocalVerifier, claim: str, evidence: str) -> Verdict:
-    """The answer-level path the pipeline uses (one-claim answer)."""
-    claims = [make_claim(claim, 0, len(claim), "sentence")]
-    return verifier.assess(claims, [[_passage(evidence)]]).verdicts[0]
+_assess = _verify  # with ``local_verifier``: the answer-level path the pipeline uses
 
 
 BRAKES = (
@@ -68,14 +66,14 @@ FAITHFUL = [
 
 
 @pytest.mark.parametrize(("claim", "evidence"), EDITED)
-def test_minimal_edits_are_flagged(local_verifier: LocalVerifier, claim: str, evidence: str):
-    verdict = _verify(local_verifier, claim, evidence)
+def test_minimal_edits_are_flagged(claim_reader: VerifierChain, claim: str, evidence: str):
+    verdict = _verify(claim_reader, claim, evidence)
     assert verdict.label in FLAGGED, verdict.justification
 
 
 @pytest.mark.parametrize(("claim", "evidence"), EDITED[:2])
 def test_hard_edits_stay_flagged_in_an_answer_judged_grounded(
-    local_verifier: LocalVerifier, claim: str, evidence: str
+    local_verifier: VerifierChain, claim: str, evidence: str
 ):
     """A checked number and a clear contradiction of a copied sentence are not softened by
     the answer-level model (the path the pipeline takes)."""
@@ -84,18 +82,18 @@ def test_hard_edits_stay_flagged_in_an_answer_judged_grounded(
 
 
 @pytest.mark.parametrize(("claim", "evidence"), FAITHFUL)
-def test_faithful_rewrites_are_supported(local_verifier: LocalVerifier, claim: str, evidence: str):
-    verdict = _verify(local_verifier, claim, evidence)
+def test_faithful_rewrites_are_supported(claim_reader: VerifierChain, claim: str, evidence: str):
+    verdict = _verify(claim_reader, claim, evidence)
     assert verdict.label in {Label.SUPPORTED, Label.WEAKLY_SUPPORTED}, verdict.justification
 
 
-def test_changed_duration_is_contradicted(local_verifier: LocalVerifier):
-    verdict = _verify(local_verifier, "The warranty covers 36 months.", WARRANTY)
+def test_changed_duration_is_contradicted(claim_reader: VerifierChain):
+    verdict = _verify(claim_reader, "The warranty covers 36 months.", WARRANTY)
     assert verdict.label is Label.CONTRADICTED, verdict.justification
 
 
-def test_justification_reports_the_entailment_reading(local_verifier: LocalVerifier):
-    verdict = _verify(local_verifier, "Access reviews are not performed.", REVIEWS)
+def test_justification_reports_the_entailment_reading(claim_reader: VerifierChain):
+    verdict = _verify(claim_reader, "Access reviews are not performed.", REVIEWS)
     assert "entailment model: entailed" in verdict.justification
 
 
@@ -103,14 +101,14 @@ def test_a_refusal_is_not_a_claim():
     assert SentenceClaimExtractor().extract("I can't share that.") == []
 
 
-def test_flagged_claim_points_at_the_changed_number(local_verifier: LocalVerifier):
+def test_flagged_claim_points_at_the_changed_number(claim_reader: VerifierChain):
     claim = "The warranty covers 36 months."
-    verdict = _verify(local_verifier, claim, WARRANTY)
+    verdict = _verify(claim_reader, claim, WARRANTY)
     assert [claim[s:e] for s, e in verdict.error_spans] == ["36 months"]
 
 
-def test_supported_claim_points_at_nothing(local_verifier: LocalVerifier):
-    assert _verify(local_verifier, "The pump is covered for 24 months.", WARRANTY).error_spans == ()
+def test_supported_claim_points_at_nothing(claim_reader: VerifierChain):
+    assert _verify(claim_reader, "The pump is covered for 24 months.", WARRANTY).error_spans == ()
 
 
 APPROVAL = (
@@ -135,7 +133,7 @@ APPROVAL = (
     ],
 )
 def test_a_close_rewrite_that_swaps_a_word_is_contradicted_where_it_changed(
-    local_verifier: LocalVerifier, claim: str, changed: str
+    local_verifier: VerifierChain, claim: str, changed: str
 ):
     """On the pipeline's answer-level path too, and the error span is the swapped word."""
     verdict = _assess(local_verifier, claim, APPROVAL)
@@ -144,7 +142,7 @@ def test_a_close_rewrite_that_swaps_a_word_is_contradicted_where_it_changed(
     assert "changes" in verdict.justification
 
 
-def test_a_close_rewrite_that_adds_a_name_is_unsupported(local_verifier: LocalVerifier):
+def test_a_close_rewrite_that_adds_a_name_is_unsupported(local_verifier: VerifierChain):
     claim = (
         "Applications that cannot integrate with SSO require a documented exception approved by "
         "the CISO, following complaints from John Carter."
@@ -194,10 +192,10 @@ than 3072 bits for new keys, and ECB mode for any block cipher."""
 
 @pytest.mark.parametrize("chunk", [RIGHTS, ALGORITHMS])
 def test_an_answer_quoting_its_evidence_word_for_word_has_no_flagged_claim(
-    local_verifier: LocalVerifier, chunk: str
+    local_verifier: VerifierChain, chunk: str
 ) -> None:
     claims = SentenceClaimExtractor().extract(chunk)
-    verdicts = local_verifier.assess(claims, [[_passage(chunk)]] * len(claims)).verdicts
+    verdicts = verify_answer(local_verifier, claims, [[_passage(chunk)]] * len(claims)).verdicts
     flagged = [
         (c.text, v.justification)
         for c, v in zip(claims, verdicts, strict=True)

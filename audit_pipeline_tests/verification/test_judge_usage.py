@@ -14,9 +14,9 @@ from litellm import cost_per_token
 from audit_pipeline.claims import make_claim
 from audit_pipeline.records.usage import LLMUsage
 from audit_pipeline.retry import RetryPolicy
-from audit_pipeline.verification import CascadeVerifier, Label, LLMJudgeVerifier
+from audit_pipeline.verification import Label, LLMJudgeVerifier, verify_answer
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
-from audit_pipeline_tests.verification.test_cascade import CLAIMS, FixedVerifier
+from audit_pipeline_tests.verification.test_cascade import CLAIMS, FixedReading, cascade
 from audit_pipeline_tests.verification.test_judge import CLAIM, EVIDENCE, verdict_json
 
 TOKENS = (1000, 100)
@@ -94,12 +94,10 @@ def test_the_cascade_charges_only_the_claims_it_sent_to_the_judge() -> None:
     )
     claims = [*CLAIMS[:3], make_claim("Epsilon is five.", 0, 16, "sentence")]
     with scripted_provider(llm) as model:
-        cascade = CascadeVerifier(
-            FixedVerifier([0.05, 0.45, 0.98, 0.6]),
-            LLMJudgeVerifier(model, max_workers=1),
-            band=(0.3, 0.8),
+        chain = cascade(
+            [FixedReading([0.05, 0.45, 0.98, 0.6])], LLMJudgeVerifier(model, max_workers=1)
         )
-        verdicts = cascade.verify(claims, [[] for _ in claims])
+        verdicts = verify_answer(chain, claims, [[] for _ in claims]).verdicts
     assert [v.decided_by for v in verdicts] == ["model", "judge", "model", "model"]
     assert [v.judge_calls for v in verdicts] == [0, 1, 0, 2]  # the failed judge is still paid
     assert verdicts[0].usage == verdicts[2].usage == LLMUsage()

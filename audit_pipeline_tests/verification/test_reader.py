@@ -25,6 +25,7 @@ from audit_pipeline.config import ConfigError, load_config
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.records.verdicts import Label
+from audit_pipeline.verification import verify_answer
 from audit_pipeline.verification.configured import build_verifier, needs_judge
 from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.verification.reader import (
@@ -323,7 +324,7 @@ def test_the_cascade_sends_the_readers_only_claims_no_check_decided(
         make_claim(text, 0, len(text), "sentence")
         for text in ("Key encryption keys are rotated quarterly.", "Backups are encrypted at rest.")
     ]
-    checked, read = verifier.verify(claims, [[evidence[0]], [evidence[1]]])
+    checked, read = verify_answer(verifier, claims, [[evidence[0]], [evidence[1]]]).verdicts
     assert (checked.decided_by, checked.label) == ("specifics", Label.CONTRADICTED)
     assert (read.decided_by, read.label) == ("reader", Label.CONTRADICTED)
     assert read.justification.startswith("Contradicted (reader)")

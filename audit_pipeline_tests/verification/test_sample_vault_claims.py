@@ -20,8 +20,9 @@ from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
 from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Label, Verdict
+from audit_pipeline.verification import VerifierChain
 from audit_pipeline.verification.audit_verdicts import verify_claims
-from audit_pipeline.verification.local import LocalVerifier
+from audit_pipeline.verification.configured import local_chain
 
 
 @pytest.fixture(scope="module")
@@ -30,14 +31,14 @@ def retriever(sample_index_dir: Path, embedder: SentenceTransformerEmbedder) -> 
 
 
 @pytest.fixture(scope="module")
-def verifier(embedder: SentenceTransformerEmbedder) -> LocalVerifier:
-    return LocalVerifier(embedder)
+def verifier(embedder: SentenceTransformerEmbedder) -> VerifierChain:
+    return local_chain(embedder)
 
 
 def verdicts(
     texts: Sequence[str],
     retriever: HybridRetriever,
-    verifier: LocalVerifier,
+    verifier: VerifierChain,
     context: tuple[str, ...] | None = None,
 ) -> list[Verdict]:
     """The verdicts of one answer made of ``texts``, answered from ``context`` if given."""
@@ -80,7 +81,7 @@ FALSEHOODS = [
 
 @pytest.mark.parametrize(("claim", "label", "span"), FALSEHOODS)
 def test_a_falsehood_about_the_vault_is_caught(
-    claim: str, label: Label, span: str, retriever: HybridRetriever, verifier: LocalVerifier
+    claim: str, label: Label, span: str, retriever: HybridRetriever, verifier: VerifierChain
 ) -> None:
     (verdict,) = verdicts([claim], retriever, verifier)
     assert verdict.label is label, verdict.justification
@@ -109,7 +110,7 @@ PARAPHRASES = [
 
 @pytest.mark.parametrize("claim", PARAPHRASES)
 def test_a_faithful_restatement_is_supported(
-    claim: str, retriever: HybridRetriever, verifier: LocalVerifier
+    claim: str, retriever: HybridRetriever, verifier: VerifierChain
 ) -> None:
     (verdict,) = verdicts([claim], retriever, verifier)
     assert verdict.label is Label.SUPPORTED, verdict.justification
@@ -117,7 +118,7 @@ def test_a_faithful_restatement_is_supported(
 
 
 def test_true_claims_a_partial_logged_context_lacks_are_not_contradicted(
-    retriever: HybridRetriever, verifier: LocalVerifier
+    retriever: HybridRetriever, verifier: VerifierChain
 ) -> None:
     """The recorded answers' context holds part of what the vault says; the rest is looked up
     in the vault, so a true claim the context lacks is not a contradiction."""
@@ -140,7 +141,7 @@ def test_true_claims_a_partial_logged_context_lacks_are_not_contradicted(
 
 
 def test_a_fabricated_name_is_unsupported_when_the_vault_never_states_it(
-    retriever: HybridRetriever, verifier: LocalVerifier
+    retriever: HybridRetriever, verifier: VerifierChain
 ) -> None:
     (verdict,) = verdicts(
         ["Access logs are shipped to Okta for long-term storage."], retriever, verifier
