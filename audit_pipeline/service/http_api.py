@@ -14,6 +14,7 @@ validation, not at start, so ``/health`` answers at once.
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -171,10 +172,10 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
         check_evaluate(body)
         path = resolve_config(base, config_path, body.config_path)
         if not evaluating.acquire(blocking=False):
-            remaining = clock.remaining_s()
+            remaining = math.ceil(clock.remaining_s())
             raise Busy(
                 f"busy: an audit is running (one at a time), expected to finish in about "
-                f"{remaining:.0f} s",
+                f"{remaining} s",
                 remaining,
             )
 
