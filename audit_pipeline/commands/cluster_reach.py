@@ -97,10 +97,12 @@ def dask_workers(address: str) -> int:
 
 
 def celery_workers(broker: str) -> int:
-    """The Celery workers that answer a ping on ``broker`` now."""
-    from audit_pipeline.defs.celery_cluster import celery_app
+    """The Celery workers that answer a ping on ``broker`` now. A bare app asks: the run's own
+    (``celery_cluster.celery_app``) registers dagster-celery's task, which may be done once
+    per process."""
+    from celery import Celery
 
-    app = celery_app(broker)
+    app = Celery(broker=broker)
     try:
         return len(app.control.ping(timeout=PING_TIMEOUT_S) or [])
     except Exception as error:  # kombu's errors have no common base worth naming
