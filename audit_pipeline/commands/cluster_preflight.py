@@ -36,8 +36,10 @@ from audit_pipeline.commands.cluster_reach import (
 from audit_pipeline.commands.preflight import UsageError
 
 DEFAULT_WORKERS = 2  # a LocalCluster's worker processes when --workers is not given
-# What one LocalCluster worker holds once it has run a batch step (the embedding model, the
-# verifier's models, spaCy, LanceDB): about 1.3 GiB resident, measured on the sample audit.
+# What one LocalCluster worker holds once it has run the batch steps (the embedding model, the
+# verifier's models, spaCy, LanceDB): 1.1 GiB resident at its peak, measured on the policy
+# workspace's audit of the cluster tests (a Celery pool process: 1.0 GiB); a third more for
+# larger evidence.
 WORKER_MEMORY_BYTES = 3 << 29  # 1.5 GiB
 WORKERS_PER_CORE = 2  # each worker runs one step at a time; torch uses more threads in it
 MAX_BATCHES = 256  # detection.batches' own limit
