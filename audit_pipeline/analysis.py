@@ -129,6 +129,26 @@ def latest_target(summary: pd.DataFrame) -> str:
     return str(scored["target"].iloc[-1])
 
 
+def configured_target() -> str | None:
+    """``defaults.target`` of the current configuration (None without one)."""
+    source = config_path()
+    return load_config(source).defaults.target if source.is_file() else None
+
+
+def default_target(summary: pd.DataFrame, configured: str | None = None) -> tuple[str, str]:
+    """The target the notebook shows when none is named, and why: the configuration's default
+    target (what ``make audit`` audits) when it has a scored audit, else the latest audited
+    one. Never merely "whatever was audited last": after a quick audit of the recorded answers
+    the notebook would silently switch to that target."""
+    scored = summary[summary["risk"].notna()]
+    if configured is not None and (scored["target"] == configured).any():
+        return configured, "the default target in audit.yaml"
+    latest = latest_target(summary)
+    if configured is None:
+        return latest, "the target of the latest scored audit"
+    return latest, f"the latest scored audit's: the default target {configured} has none"
+
+
 def full_audits(summary: pd.DataFrame) -> pd.DataFrame:
     """The audits that asked their whole suite (``scope`` full, migration 17): the only ones a
     trend or a comparison puts side by side. A partial audit (``--id``, ``--category``) asked

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
+from audit_pipeline.reports.formatting import plain_excerpt
 from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.gates import GateResult
 from audit_pipeline.scoring.rules import ReleaseDecision
@@ -242,4 +243,5 @@ def print_worst_claims(rows: Sequence[Mapping[str, Any]], out: TextIO = sys.stdo
             where = clean(row["document"])
             if row.get("section"):
                 where += f" > {clean(row['section'], 60)}"
-            print(f"    evidence ({where}): {clean(row['evidence'], 160)}", file=out)
+            quote = plain_excerpt(row["evidence"], 160)  # no Markdown markup, tables as text
+            print(f"    evidence ({where}): {clean(quote)}", file=out)

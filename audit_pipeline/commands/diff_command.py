@@ -15,6 +15,7 @@ from audit_pipeline.commands.preflight import UsageError
 from audit_pipeline.config import AuditConfig
 from audit_pipeline.runs.history import UnknownAuditError, load_outcome
 from audit_pipeline.scoring.audit_diff import AuditDiff, diff_outcomes
+from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.risk_comparison import RiskChange, bootstrap_risk_change
 from audit_pipeline.warehouse.risk_tables import asked_prompts, prompt_risks
 from audit_pipeline.warehouse.store import Warehouse
@@ -34,9 +35,26 @@ def _risk(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def scope_notices(before: AuditOutcome, after: AuditOutcome) -> list[str]:
+    """What makes two audits less comparable than they look: another target (a different
+    system answered), another suite. Said before the figures, never an error: comparing a
+    candidate bot with the production one is a fair question."""
+    notices = []
+    if before.target != after.target:
+        notices.append(
+            f"note: the audits are of different targets ({before.target} -> {after.target}): "
+            "the change compares two systems, not one system over time"
+        )
+    if before.suite != after.suite:
+        notices.append(f"note: the audits ran different suites ({before.suite} -> {after.suite})")
+    return notices
+
+
 def print_diff(diff: AuditDiff, change: RiskChange | None, problem: str | None) -> None:
     before, after = diff.before, diff.after
     print(f"{before.audit_id} -> {after.audit_id}")
+    for notice in scope_notices(before, after):
+        print(notice)
     print(f"decision {before.release} -> {after.release}")
     print(
         f"prompts asked in both: {len(diff.asked_in_both)}; only in A "
@@ -90,6 +108,7 @@ def command(args: argparse.Namespace, config: AuditConfig, warehouse: Warehouse)
     print_diff(diff, change, problem)
     if args.json:
         payload = diff.to_dict()
+        payload["notices"] = scope_notices(before, after)
         payload["risk_change"] = change.to_dict() if change is not None else None
         args.json.write_text(json.dumps(payload, indent=2, default=str))
     if args.fail_on == "regression" and change is not None and change.significant_increase:

@@ -1,8 +1,10 @@
-"""Progress a CI log can read: one line per stage, with its counts and the time it took.
+"""Progress a person and a CI log can read: one line per stage, with its counts and the time
+it took.
 
-Under ``make`` or in CI, stderr is not a terminal, so there is no progress bar, and the first
-audit (minutes of model loading and answering) used to print nothing at all: a log that looks
-hung. So the CLI prints plain lines instead, each stamped with the time since the audit began:
+The first audit (minutes of model loading and answering) used to print nothing at all under
+``make`` or in CI (a log that looks hung), and on a terminal nothing but the answering bar. So
+the CLI prints plain lines, each stamped with the time since the audit began, with or without
+a terminal (on one, printed above the answering bar, which stays for the answering):
 
     [   4.1s] vault_documents done in 3.9s: documents 9, skipped 0
     [  61.0s] responses 23/65
@@ -56,8 +58,12 @@ class StageLines:
         out: TextIO,
         clock: Callable[[], float] = time.monotonic,
         heartbeat_s: float = HEARTBEAT_S,
+        write: Callable[[str], None] | None = None,
     ) -> None:
+        """``write`` prints one line (a progress bar's own writer, which keeps the bar below
+        the lines); by default a plain print to ``out``."""
         self.out = out
+        self.write = write
         self.clock = clock
         self.heartbeat_s = heartbeat_s
         self.began = clock()
@@ -70,7 +76,11 @@ class StageLines:
         with self.lock:
             now = self.clock()
             self.last_line = now
-            print(f"[{now - self.began:7.1f}s] {text}", file=self.out, flush=True)
+            stamped = f"[{now - self.began:7.1f}s] {text}"
+            if self.write is not None:
+                self.write(stamped)
+            else:
+                print(stamped, file=self.out, flush=True)
 
     def started(self, step: str) -> None:
         self.running.setdefault(step, self.clock())

@@ -116,11 +116,14 @@ class _ProgressHandler(logging.Handler):
 # not imported: this process needs none of it before the run).
 STEP_PRELOAD = "audit_pipeline.defs.step_processes"
 
-# The instance's settings: the repository's dagster.yaml (a test keeps the two equal), written
-# by whichever comes first, the CLI or the Makefile, so the UI and the CLI read one instance.
+# The instance's settings: the repository's dagster_instance.yaml (a test keeps the two equal),
+# written by whichever comes first, the CLI or the Makefile, so the UI and the CLI read one
+# instance.
 INSTANCE_SETTINGS: dict[str, Any] = {
     # Without this Dagster prints its telemetry banner on every run (and would phone home).
     "telemetry": {"enabled": False},
+    # No community sign-up modal on the UI's first visit.
+    "nux": {"enabled": False},
     # Audit runs the UI queues write the same index and warehouse: one at a time.
     "run_queue": {
         "max_concurrent_runs": 4,

@@ -81,6 +81,32 @@ def _progress_bar(
     return bar, update
 
 
+def _stage_lines(no_progress: bool, bar: tqdm | None) -> StageLines | None:
+    """A line per stage, with a terminal or without (``--no-progress``: none). With the bar
+    on a terminal the lines go through tqdm's writer, which keeps the bar below them."""
+    if no_progress:
+        return None
+    if bar is None:
+        return StageLines(sys.stderr)
+    return StageLines(sys.stderr, write=lambda text: bar.write(text, file=sys.stderr))
+
+
+def planned_turns(config: AuditConfig, suite: str, options: RunOptions) -> int | None:
+    """How many turns the audit will ask (its ``--id`` / ``--category`` part, fuzz variants
+    included); None when the suite cannot be read here (the audit reports why)."""
+    from audit_pipeline.suites.fuzz import fuzz_suite
+    from audit_pipeline.suites.loader import load_suite
+
+    try:
+        loaded = load_suite(config.suite_path(suite)[1])
+        loaded = fuzz_suite(loaded, (*loaded.fuzz, *options.fuzz))
+        if options.categories or options.ids:
+            loaded = loaded.filter(categories=options.categories or None, ids=options.ids or None)
+    except (OSError, ValueError):  # a bad suite or name: the audit itself says what is wrong
+        return None
+    return sum(len(prompt.turns) for prompt in loaded.prompts)
+
+
 def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) -> int:
     from audit_pipeline.commands.cluster_preflight import DEFAULT_WORKERS, check_executor
     from audit_pipeline.commands.console import (
@@ -103,6 +129,7 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
     from audit_pipeline.reports.write import write_outcome_report
     from audit_pipeline.runs.evidence_changes import EvidenceChanges
     from audit_pipeline.suites.fuzz import parse_transformations
+    from audit_pipeline.targets.expected_time import answering_line
     from audit_pipeline.warehouse.audit_tables import (
         AuditNotResumableError,
         check_resumable,
@@ -147,8 +174,15 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         workers=args.workers or DEFAULT_WORKERS,
         batches=cluster.batches,
     )
-    for notice in cluster.notices:
-        print(notice, file=sys.stderr)
+    if args.no_progress:  # otherwise the first progress lines say it (below)
+        for notice in cluster.notices:
+            print(notice, file=sys.stderr)
+    turns = None if args.no_progress else planned_turns(config, suite, options)
+    announced = None
+    if turns is not None:  # before anything runs: what is asked, of whom, for how long
+        use_cache = config.cache.use_by_default if options.use_cache is None else options.use_cache
+        _, target_config = config.target_config(target)
+        announced = answering_line(target, target_config, turns, use_cache)
     log_handler = add_json_file_handler(config.resolve(config.observability.log_file))
     outcomes = []
     report = None
@@ -160,14 +194,20 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         )
     for attempt in range(args.repeat):
         bar, update = _progress_bar(not args.no_progress and sys.stderr.isatty())
-        # Without a terminal (make, CI) a line per stage instead of a bar: never a silent log.
-        stages = None if args.no_progress or bar is not None else StageLines(sys.stderr)
+        # A line per stage, terminal or not (make, CI): never a silent log. On a terminal the
+        # bar counts the answers; without one, a line does every 10 s.
+        stages = _stage_lines(args.no_progress, bar)
+        if stages is not None and attempt == 0:
+            for notice in cluster.notices:  # a stamped line, as every line of a run is
+                stages.line(notice)
+        if stages is not None and announced is not None and attempt == 0:
+            stages.line(announced)
         run_options = repeat_options(options, attempt, args.repeat_cache)
         result = run_audit(
             config_path,
             config,
             run_options,
-            progress=stages.answering if stages is not None else update,
+            progress=update if bar is not None or stages is None else stages.answering,
             stages=stages,
         )
         if bar is not None:

@@ -5,7 +5,7 @@ With ``scheduler`` (``tcp://HOST:PORT``) the steps go to that cluster's workers;
 ``dask.distributed`` LocalCluster of ``workers`` processes on 127.0.0.1 is started for the run
 and stopped after it. On a worker a step runs as dagster-dask runs it (``query_on_dask_worker``:
 the job rebuilt from ``audit.yaml``, the step's plan, its events sent back), so a worker needs
-the project installed and the same paths as this process (see README, *Scaling out*).
+the project installed and the same paths as this process (see docs/guides/scaling-out.md).
 """
 
 from __future__ import annotations

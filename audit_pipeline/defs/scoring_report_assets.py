@@ -1,6 +1,13 @@
 """Assertions, scoring and reports assets (groups of the same names): rule assertions, risk
-scores with the decision and the release gates, the report and the Prometheus counters."""
+scores with the decision and the release gates, the report and the Prometheus counters.
 
+The gates are asset checks of ``risk_scores`` **per partition** (per target): after an audit
+of target B, target A's view in the UI still shows A's gates. Each check result also names its
+target and audit in its description and metadata, and the run that decided is tagged with the
+decision and its rule, so the Runs list shows what every audit concluded.
+"""
+
+import warnings
 from pathlib import Path
 
 from dagster import (
@@ -14,6 +21,7 @@ from dagster import (
     MetadataValue,
     Output,
     PartitionsDefinition,
+    PreviewWarning,
     asset,
 )
 
@@ -44,12 +52,20 @@ GATES = (
 )
 _SEVERITY = {"warn": AssetCheckSeverity.WARN, "error": AssetCheckSeverity.ERROR}
 RELEASE_CHECK = "release_decision"
+# Run tags the Runs list shows: what the audit decided and the rule that set it.
+DECISION_TAG = "audit-pipeline/decision"
+RULE_TAG = "audit-pipeline/rule"
+
+
+def _whose(outcome: AuditOutcome) -> str:
+    return f"target {outcome.target}, audit {outcome.audit_id}"
 
 
 def release_check(outcome: AuditOutcome) -> AssetCheckResult:
     """The release decision as a check of its own, beside the gates it folds: passes only on
     deploy, WARN on warn, ERROR on block and incomplete; its description is the same
-    ``<decision>: <rule>`` the CLI, the report and the ``audits`` row show."""
+    ``<decision>: <rule>`` the CLI, the report and the ``audits`` row show, with the target
+    and audit it belongs to."""
     release = outcome.release
     return AssetCheckResult(
         check_name=RELEASE_CHECK,
@@ -57,9 +73,67 @@ def release_check(outcome: AuditOutcome) -> AssetCheckResult:
         severity=AssetCheckSeverity.WARN
         if release.decision == "warn"
         else AssetCheckSeverity.ERROR,
-        description=str(release),
-        metadata={"decision": release.decision, "rule": release.rule},
+        description=f"{release} ({_whose(outcome)})",
+        metadata={
+            "decision": release.decision,
+            "rule": release.rule,
+            "target": outcome.target,
+            "audit_id": outcome.audit_id,
+        },
     )
+
+
+def gate_checks(outcome: AuditOutcome) -> list[AssetCheckResult]:
+    """One check result per gate, then the release decision; each says whose audit it judged."""
+    return [
+        *(
+            AssetCheckResult(
+                check_name=f"gate_{gate.name}",
+                passed=gate.passed,
+                severity=_SEVERITY.get(gate.status, AssetCheckSeverity.WARN),
+                description=f"{gate.status.upper()}: {gate.detail} ({_whose(outcome)})",
+                metadata={
+                    "status": gate.status,
+                    "value": str(gate.value),
+                    "detail": gate.detail,
+                    "target": outcome.target,
+                    "audit_id": outcome.audit_id,
+                },
+            )
+            for gate in outcome.gates
+        ),
+        release_check(outcome),
+    ]
+
+
+def decision_tags(outcome: AuditOutcome) -> dict[str, str]:
+    """The tags a deciding run gets, so the Runs list shows each audit's decision and rule."""
+    return {DECISION_TAG: outcome.decision, RULE_TAG: outcome.rule}
+
+
+def _check_specs(gates: tuple[str, ...], partitions: PartitionsDefinition) -> list[AssetCheckSpec]:
+    """The gates and the release decision as checks of ``risk_scores``, one result per
+    partition (target). Dagster marks a partitioned check spec as a preview; the warning says
+    nothing a user can act on, so it is silenced here and nowhere else."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PreviewWarning)
+        return [
+            *(
+                AssetCheckSpec(
+                    f"gate_{name}",
+                    asset="risk_scores",
+                    description=f"release gate: {name}",
+                    partitions_def=partitions,
+                )
+                for name in gates
+            ),
+            AssetCheckSpec(
+                RELEASE_CHECK,
+                asset="risk_scores",
+                description="the release decision: the worst of the gates, with its rule",
+                partitions_def=partitions,
+            ),
+        ]
 
 
 def build_scoring_report_assets(
@@ -141,19 +215,7 @@ def build_scoring_report_assets(
         freshness_policy=freshness,
         description="Risk per response, per category and per audit, and the deploy / warn / "
         "block decision recorded on the audit.",
-        check_specs=[
-            *(
-                AssetCheckSpec(
-                    f"gate_{name}", asset="risk_scores", description=f"release gate: {name}"
-                )
-                for name in gates
-            ),
-            AssetCheckSpec(
-                RELEASE_CHECK,
-                asset="risk_scores",
-                description="the release decision: the worst of the gates, with its rule",
-            ),
-        ],
+        check_specs=_check_specs(gates, partitions),
     )
     def risk_scores(
         context: AssetExecutionContext,
@@ -176,13 +238,14 @@ def build_scoring_report_assets(
             waivers=waiver_status(config.waivers_path, prompt_suite.suite),
         )
         outcome, report, problems = scored.outcome, scored.risk, scored.problems
-        decision, summary, gates = outcome.decision, assertion_results.summary, outcome.gates
+        decision, summary = outcome.decision, assertion_results.summary
         context.log.info(
             f"audit {ref.audit_id}: {outcome.release}, risk "
             f"{'n/a' if report.audit.risk is None else f'{report.audit.risk:.3f}'}"
             + (f" (incomplete: {'; '.join(problems)})" if problems else "")
         )
         categories = [{"category": name, **values} for name, values in outcome.by_category.items()]
+        context.instance.add_run_tags(context.run.run_id, decision_tags(outcome))
         return MaterializeResult(
             value=outcome,
             metadata={
@@ -197,18 +260,7 @@ def build_scoring_report_assets(
                     markdown_table(categories, ["category", "passed", "failed", "risk"])
                 ),
             },
-            check_results=[
-                *(
-                    AssetCheckResult(
-                        check_name=f"gate_{gate.name}",
-                        passed=gate.passed,
-                        severity=_SEVERITY.get(gate.status, AssetCheckSeverity.WARN),
-                        metadata={"value": str(gate.value), "detail": gate.detail},
-                    )
-                    for gate in gates
-                ),
-                release_check(outcome),
-            ],
+            check_results=gate_checks(outcome),
         )
 
     @asset(

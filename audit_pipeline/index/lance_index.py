@@ -69,7 +69,7 @@ class AnnTuning:
     """The ANN index built on a large table, and the parameters its searches use.
 
     Measured by ``benchmarks/retrieval.py`` on 100k chunks of 384 dimensions (2-core CPU,
-    README *Benchmarks*). IVF-HNSW-SQ (one HNSW graph per 100k rows over 8-bit scalar-quantised
+    docs/benchmarks.md). IVF-HNSW-SQ (one HNSW graph per 100k rows over 8-bit scalar-quantised
     vectors) with ``ef`` 100 and a refine factor of 5: recall@10 1.000 of exact search (0.991
     without re-ranking), hybrid queries p95 ~20 ms where exact search takes ~270 ms. IVF-PQ
     (sqrt(rows) partitions, 48 sub-vectors) needs re-ranking more (recall 0.826 without it,

@@ -20,8 +20,6 @@ from typing import Any
 import duckdb
 
 from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Label
-from audit_pipeline.verification.scorer import LocalModel
-from audit_pipeline.verification.verdict import stages_line
 from audit_pipeline.warehouse.store import Warehouse
 
 VERDICT_LABELS: tuple[str, ...] = tuple(str(label) for label in Label)
@@ -236,33 +234,6 @@ class ReportData:
         seen = dict.fromkeys(p.category for p in self.prompts)
         seen.update(dict.fromkeys(self.category_scores))
         return tuple(seen)
-
-    def verifier_line(self) -> str:
-        """Which verifier judged this audit: its chain's stages in order and the figures
-        measured for that exact chain (or that none were), so a reader knows how far to trust
-        a verdict. Audits from before the chain was recorded name the verifiers of their
-        verdicts."""
-        if self.audit.verifier_chain:
-            chain = json.loads(self.audit.verifier_chain)
-            return (
-                f"{chain['name']} chain {str(chain['version'])[:12]}: "
-                f"{stages_line(chain['stages'])} ({chain['quality']})"
-            )
-        used = sorted(
-            {
-                f"{c.verifier} {c.verifier_version}".strip()
-                for p in self.prompts
-                for c in p.claims
-                if c.verifier
-            }
-        )
-        if not used:
-            return ""
-        shipped = LocalModel.load()
-        quality = shipped.quality()
-        if quality and any(shipped.version in name for name in used):
-            return f"{', '.join(used)} ({shipped.version}: {quality})"
-        return ", ".join(used)
 
     def verdict_counts(self) -> dict[str, int]:
         """Claims per verdict label (every known label present; ``pending`` for unjudged)."""

@@ -18,6 +18,12 @@ from audit_pipeline.scoring.rules import RiskThresholds
 _TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 _EMPHASIS = re.compile(r"\*\*|__")
 _BULLET = re.compile(r"\s[-*]\s")
+_HEADING = re.compile(r"^#{1,6}\s+")
+# A chunk's content hash in a verifier's justification: an identifier for machines, noise in
+# a sentence a person reads (the evidence list names the passage by document and section).
+_CHUNK_HASH = re.compile(r"\s*\((?:chunk\s+)?[0-9a-f]{16,64}\)")
+# A quoted passage in a justification: '- **All access is revoked ...**'.
+_QUOTED_MARKUP = re.compile(r"'(?:[-*+]\s+)?([^']*)'")
 DASH = "\u2014"  # em dash: no value
 CRUMB = "\u203a"  # between document and section
 
@@ -122,12 +128,20 @@ def plain_excerpt(text: str, limit: int) -> str:
 
     Only for display; what is shown is still escaped by the renderer like any other data.
     """
-    lines = [line.strip() for line in text.splitlines()]
+    lines = [_HEADING.sub("", line.strip()) for line in text.splitlines()]
     kept = [line for line in lines if line and not _TABLE_RULE.match(line)]
     flat = " ".join(_cells(line) for line in kept)
     flat = _EMPHASIS.sub("", flat)
     flat = _BULLET.sub(" \u2022 ", " " + flat).strip().rstrip(";")
     return excerpt(flat, limit)
+
+
+def plain_justification(text: str) -> str:
+    """A verifier's justification for reading: on one line, without chunk hashes, and with
+    the passages it quotes stripped of their Markdown (emphasis, a leading list marker)."""
+    flat = _CHUNK_HASH.sub("", " ".join(text.split()))
+    flat = _QUOTED_MARKUP.sub(lambda m: "'" + m.group(1) + "'", flat)
+    return _EMPHASIS.sub("", flat)
 
 
 def _cells(line: str) -> str:

@@ -13,7 +13,7 @@ Content-Security-Policy forbids them too); it renders the same from an e-mail at
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,8 +27,11 @@ from audit_pipeline.reports.formatting import (
     retrieval_line,
     when,
 )
+from audit_pipeline.reports.gate_table import gate_rows
 from audit_pipeline.reports.report_summary import by_risk, summarize
 from audit_pipeline.reports.templating import render
+from audit_pipeline.reports.verifier_chain import verifier_chain
+from audit_pipeline.scoring.gates import GateResult
 from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, RiskThresholds
 
 
@@ -39,9 +42,11 @@ def render_html(
     thresholds: RiskThresholds = DEFAULT_THRESHOLDS,
     generated_at: datetime | None = None,
     repeats: Mapping[str, Any] | None = None,
+    gates: Sequence[GateResult] = (),
 ) -> str:
     """The whole report page for ``data``; ``summary`` as computed by the engine, if any;
-    ``repeats``: the flakiness of a ``--repeat N`` run."""
+    ``repeats``: the flakiness of a ``--repeat N`` run; ``gates``: the engine's gates, every
+    one listed under the badge with the one that set the decision marked."""
     figures = summarize(data, summary)
     categories = by_risk(figures.categories)
     audit = data.audit
@@ -60,6 +65,8 @@ def render_html(
         decision=decision,
         known=decision if decision in DECISION_WORDS else "",
         explain=decision_sentence(decision, audit.decision_rule),
+        gates=gate_rows(gates, audit.decision_rule),
+        chain=verifier_chain(data),
         took_and_status=" · ".join(x for x in (took, audit.status) if x),
         retrieval=retrieval_line(data.retrieval),
         pass_bar=max(0.0, min(1.0, figures.pass_rate or 0.0)) * 100,

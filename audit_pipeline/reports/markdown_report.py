@@ -3,10 +3,11 @@
 Same content as the HTML report, with tables in place of charts. Model text is untrusted and
 Markdown renders it: an answer containing ``[click](javascript:…)``, ``<img onerror=…>``, a
 bare URL or a table pipe would become a live link, raw HTML or a broken table. Every piece of
-model or vault text therefore goes through ``escape_markdown``, which turns each metacharacter
-into a numeric character reference. References (unlike backslash escapes) survive
-``markdown_table``'s own backslash escaping and render as the literal character in every
-CommonMark/GFM renderer, never as markup.
+model or vault text therefore goes through ``escape_markdown``, which escapes only what Markdown
+would read as markup, where it would read it, so the file stays readable as plain text (``4 > 0``,
+not ``4 &#62; 0``): a backslash before the characters that open inline constructs, before a
+line's leading block marker and before an ``&`` that would start an entity. Bare URLs and
+``@`` (GFM's autolinks, which a backslash does not stop) become character references.
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ from audit_pipeline.reports.formatting import (
     num,
     pct,
     plain_excerpt,
+    plain_justification,
     report_decision,
     retrieval_line,
     short_hash,
     when,
 )
+from audit_pipeline.reports.gate_table import gate_rows
 from audit_pipeline.reports.highlight_spans import (
     Mark,
     Segment,
@@ -45,21 +48,27 @@ from audit_pipeline.reports.highlight_spans import (
 )
 from audit_pipeline.reports.markdown import markdown_table
 from audit_pipeline.reports.report_summary import Summary, by_risk, summarize
+from audit_pipeline.reports.verifier_chain import verifier_chain
+from audit_pipeline.scoring.gates import GateResult
 from audit_pipeline.scoring.rules import DEFAULT_THRESHOLDS, RiskThresholds
 
 EVIDENCE_SHOWN = 3
 EVIDENCE_CHARS = 300
 
-# Characters that start or end Markdown/HTML constructs: links and images ([ ]), emphasis and
-# strikethrough (* _ ~), highlights (=), code (`), raw HTML and entities (< > &), tables (|),
-# headings and issue references (#), mentions and e-mail autolinks (@), maths ($).
-_META = re.compile(r"[\\`*\[\]<>#|~=&$@]")
+# Characters that open or close inline Markdown wherever they stand: the backslash itself,
+# code (`), emphasis and strikethrough (* ~), links and images ([ ]), table cells (|) and
+# GitHub's maths ($); ``<`` only where raw HTML or an autolink could start (``< 85%`` stays).
+_INLINE = re.compile(r"[\\`*~\[\]|$]|<(?=[A-Za-z/!?])")
 # ``_`` inside a word (``vault_bot``) can neither open nor close emphasis, so it stays readable.
 _UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
-_AUTOLINK = re.compile(r"(?i)(://|\bwww\.)")
-# What opens a list item or a thematic break at the start of a line (``>`` is escaped anyway).
-_BLOCK_MARKER = re.compile(r"^([-+](?=\s|$)|-(?=-)|\d{1,9}[.)](?=\s|$))")
-_NO_CUT = 100_000
+# ``&`` only where it would start an entity (``&amp;`` shown as typed); ``R&D`` stays as it is.
+_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+# GFM's autolinks, which a backslash does not stop: bare URLs and e-mail addresses.
+_AUTOLINK = re.compile(r"(?i)(://|\bwww\.|@)")
+# What opens a block at the start of a line: a heading, a quote, a setext underline, a list
+# item or a thematic break.
+_BLOCK_MARKER = re.compile(r"^([#>=]|[-+](?=\s|$)|-(?=-))")
+_ORDERED_MARKER = re.compile(r"^(\d{1,9})([.)])(?=\s|$)")
 # Around an error span inside a highlighted claim. Not Markdown syntax anywhere (bold cannot
 # nest in bold), so they survive escaping, read the same in a terminal and cannot be forged
 # into markup by the text they wrap.
@@ -73,18 +82,20 @@ def escape_markdown(text: str | None, *, line_start: bool = False) -> str:
     Newlines are kept (callers decide how to lay lines out). Every line that starts a line of
     the output (those after a newline, and the first too when ``line_start``: text placed at
     the start of a block) loses its indentation, so it cannot become a code block, and has a
-    leading list or rule marker escaped.
+    leading block marker escaped.
     """
     if not text:
         return ""
-    out = _META.sub(lambda m: f"&#{ord(m.group(0))};", text)
-    out = _UNDERSCORE.sub("&#95;", out)
+    out = _INLINE.sub(lambda m: "\\" + m.group(0), text)
+    out = _UNDERSCORE.sub(r"\\_", out)
+    out = _ENTITY.sub(r"\\&", out)
     out = _AUTOLINK.sub(lambda m: _entities(m.group(0)), out)
     lines = out.split("\n")
     for i, line in enumerate(lines):
         if i or line_start:
             line = line.lstrip(" \t")
-            lines[i] = _BLOCK_MARKER.sub(lambda m: _entities(m.group(0)), line)
+            line = _BLOCK_MARKER.sub(lambda m: "\\" + m.group(0), line)
+            lines[i] = _ORDERED_MARKER.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", line)
     return "\n".join(lines)
 
 
@@ -93,9 +104,9 @@ def _entities(text: str) -> str:
 
 
 def _table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
-    """``markdown_table`` with cells already shortened and escaped by us: its own cut-off
-    would slice character references in half, so it is set out of reach."""
-    return markdown_table(rows, columns, max_cell=_NO_CUT)
+    """``markdown_table`` with cells already shortened and escaped by us (pipes included):
+    its own escaping would double our backslashes."""
+    return markdown_table(rows, columns, escaped=True)
 
 
 def _cell(text: str | None, limit: int = 80) -> str:
@@ -110,10 +121,12 @@ def render_markdown(
     thresholds: RiskThresholds = DEFAULT_THRESHOLDS,
     generated_at: datetime | None = None,
     repeats: Mapping[str, Any] | None = None,
+    gates: Sequence[GateResult] = (),
 ) -> str:
+    """The whole report; ``gates`` (the engine's, in their fixed order) go under the decision."""
     figures = summarize(data, summary)
     sections = [
-        _header(data, thresholds),
+        _header(data, thresholds, gates),
         _summary(data, figures),
         _categories(figures, data.previous_audit_id),
         _verdicts(data),
@@ -147,7 +160,23 @@ def _flakiness(repeats: Mapping[str, Any] | None) -> str:
     )
 
 
-def _header(data: ReportData, thresholds: RiskThresholds) -> str:
+def _gates(data: ReportData, gates: Sequence[GateResult]) -> str:
+    """Every gate with its status and detail; the one that set the decision is marked."""
+    if not gates:
+        return ""
+    rows = [
+        {
+            "gate": row.name,
+            "status": row.status,
+            "detail": escape_markdown(row.detail)
+            + (" ← sets the decision" if row.sets_decision else ""),
+        }
+        for row in gate_rows(gates, data.audit.decision_rule)
+    ]
+    return "\n\n" + _table(rows, ["gate", "status", "detail"])
+
+
+def _header(data: ReportData, thresholds: RiskThresholds, gates: Sequence[GateResult]) -> str:
     audit = data.audit
     score = data.audit_score
     decision = report_decision(data, thresholds) or "pending"
@@ -162,7 +191,10 @@ def _header(data: ReportData, thresholds: RiskThresholds) -> str:
         {"field": "Suite hash", "value": escape_markdown(short_hash(audit.suite_hash))},
         {"field": "Vault hash", "value": escape_markdown(short_hash(audit.vault_hash))},
         {"field": "Config hash", "value": escape_markdown(short_hash(audit.config_hash))},
-        {"field": "Verifier", "value": escape_markdown(data.verifier_line() or DASH)},
+        {
+            "field": "Verifier's chain",
+            "value": escape_markdown("; ".join(verifier_chain(data)) or DASH),
+        },
         {
             "field": "Retrieval (golden set)",
             "value": escape_markdown(retrieval_line(data.retrieval) or DASH),
@@ -173,7 +205,9 @@ def _header(data: ReportData, thresholds: RiskThresholds) -> str:
         f"{escape_markdown(audit.suite or 'unknown suite')}\n\n"
         f"**Decision: {icon} {escape_markdown(decision.upper())}** · risk {num(risk)} "
         f"({thresholds.legend()})\n\n"
-        f"{escape_markdown(decision_sentence(decision, audit.decision_rule))}\n\n"
+        f"{escape_markdown(decision_sentence(decision, audit.decision_rule))}"
+        + _gates(data, gates)
+        + "\n\n"
         + _table(rows, ["field", "value"])
     )
 
@@ -418,7 +452,7 @@ def _claim(claim: Claim, ref: str) -> str:
         f"  - Claim: _{escape_markdown(' '.join(_claim_text(claim).split()))}_",
     ]
     if claim.justification:
-        lines.append(f"  - Why: {escape_markdown(' '.join(claim.justification.split()))}")
+        lines.append(f"  - Why: {escape_markdown(plain_justification(claim.justification))}")
     used = set(claim.supporting_chunk_ids)
     for item in claim.evidence[:EVIDENCE_SHOWN]:
         where = escape_markdown(item.document or item.chunk_id)

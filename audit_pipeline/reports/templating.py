@@ -25,6 +25,7 @@ from audit_pipeline.reports.formatting import (
     num,
     pct,
     plain_excerpt,
+    plain_justification,
     short_hash,
     when,
 )
@@ -52,6 +53,7 @@ ENV.filters.update(
     num=num,
     pct=pct,
     plain_excerpt=plain_excerpt,
+    plain_justification=plain_justification,
     short_hash=short_hash,
     when=when,
 )

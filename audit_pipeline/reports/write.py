@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from audit_pipeline.warehouse.store import Warehouse
 if TYPE_CHECKING:
     from audit_pipeline.config import AuditConfig
     from audit_pipeline.scoring.audit_outcome import AuditOutcome
+    from audit_pipeline.scoring.gates import GateResult
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -44,6 +45,7 @@ def write_report(
     summary: Mapping[str, Any] | None = None,
     thresholds: RiskThresholds = DEFAULT_THRESHOLDS,
     repeats: Mapping[str, Any] | None = None,
+    gates: Sequence[GateResult] = (),
 ) -> ReportPaths:
     """Render both reports of ``audit_id`` into ``out_dir/<audit_id>/`` (see
     ``report_dir_name``).
@@ -51,15 +53,19 @@ def write_report(
     ``summary`` is the engine's summary of the audit (see ``reports.report_summary``); without
     it the figures are derived from the warehouse rows. ``repeats`` (``combine_repeats`` of a
     ``--repeat N`` run) adds the flakiness table: each prompt's fail count and class.
+    ``gates`` are listed in the header, each with its status and detail.
     """
     data = load_report_data(warehouse, audit_id)
     now = datetime.now(UTC)
-    html = render_html(
-        data, summary=summary, thresholds=thresholds, generated_at=now, repeats=repeats
-    )
-    markdown = render_markdown(
-        data, summary=summary, thresholds=thresholds, generated_at=now, repeats=repeats
-    )
+    options: dict[str, Any] = {
+        "summary": summary,
+        "thresholds": thresholds,
+        "generated_at": now,
+        "repeats": repeats,
+        "gates": gates,
+    }
+    html = render_html(data, **options)
+    markdown = render_markdown(data, **options)
     folder = Path(out_dir) / report_dir_name(audit_id)
     folder.mkdir(parents=True, exist_ok=True)
     paths = ReportPaths(html=folder / "report.html", markdown=folder / "report.md")
@@ -86,6 +92,7 @@ def write_outcome_report(
         summary={**outcome.summary, "by_category": outcome.by_category},
         thresholds=config.scoring.thresholds,
         repeats=repeats,
+        gates=outcome.gates,
     )
 
 

@@ -43,7 +43,8 @@ INCOMPLETE: Final = "incomplete"
 # Release decisions from least to most severe. ``incomplete`` is the worst: when too much is
 # missing, the other figures are artefacts of what is missing (an unanswered turn fails its
 # assertions, so the pass-rate gate "blocks" because the target was down), and a CI job must
-# tell "the bot is bad" (block, exit 1) from "the audit could not run" (exit 2). README: Gates.
+# tell "the bot is bad" (block, exit 1) from "the audit could not run" (exit 2).
+# See docs/concepts/gates-and-decision.md.
 DECISION_ORDER: Final[tuple[ReleaseLevel, ...]] = ("deploy", "warn", "block", INCOMPLETE)
 HALLUCINATED: Final = HALLUCINATION_LABELS  # unsupported, contradicted, stale
 BEHAVIOR_ASSERTION: Final = "behavior"

@@ -34,6 +34,7 @@ from audit_pipeline.specifics.measures import (
     unit_scale,
 )
 from audit_pipeline.specifics.quantities import CURRENCY_UNITS, Quantity, quantities
+from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import STOPWORDS, content_stems, stem
 
 if TYPE_CHECKING:
@@ -54,33 +55,21 @@ class Kind(StrEnum):
 # Entity labels that name something an answer can get wrong. Nationalities (NORP), laws and
 # languages are left out: they are paraphrased too freely ("Chinese" for "China").
 NAME_LABELS = frozenset({"ORG", "PERSON", "GPE", "LOC", "FAC", "PRODUCT", "EVENT", "WORK_OF_ART"})
+# The word lists are files in ``specifics/words/`` (read by ``text/wordlists.py``).
 # Words of a name that do not tell one name from another ("Harrow & Vale LLP" is "Harrow & Vale").
-GENERIC_NAME_WORDS = frozenset(
-    {
-        "inc", "llc", "llp", "ltd", "limited", "corp", "corporation", "co", "company", "gmbh",
-        "plc", "ag", "sa", "bv", "b.v", "group", "holdings", "the", "team", "department",
-    }
-)  # fmt: skip
-_MONTHS = frozenset(
-    [
-        "january", "february", "march", "april", "may", "june", "july", "august", "september",
-        "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
-        "sept", "oct", "nov", "dec",
-    ]
-)  # fmt: skip
+GENERIC_NAME_WORDS = wordlists.words("specifics", "generic_name_words")
+# Month names and their abbreviations.
+_MONTHS = wordlists.words("specifics", "months")
 _YEAR = re.compile(r"(?:1[89]|2[01])\d\d")
 _ALNUM = re.compile(r"[a-z0-9]+")
 _ISO_DATE = re.compile(r"(?:1[89]|2[01])\d\d-[01]\d-[0-3]\d")
 # Day names and their abbreviations are tagged as names ("Sat. & Sun."); they are times.
-_NOT_NAMES = frozenset(
-    [
-        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mon",
-        "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun",
-    ]
-)  # fmt: skip
-_RANGE_WORDS = frozenset({"-", "–", "to"})  # noqa: RUF001 (an en dash)
+_NOT_NAMES = wordlists.words("specifics", "not_names")
+# Words between two numbers or dates that make them one range ("2-3 days", "2 to 3 days",
+# "1 April 2025 through 31 March 2026").
+_RANGE_WORDS = wordlists.words("specifics", "range_words")
 # "every quarter", "each year"; "per day" is a rate ("EUR 5 per day"), not how often.
-_EVERY = frozenset({"every", "each"})
+_EVERY = wordlists.words("specifics", "every")
 # Dependencies whose subtree says what a word on the path to the clause head is about.
 _ABOUT = frozenset(
     {
@@ -90,14 +79,7 @@ _ABOUT = frozenset(
 )  # fmt: skip
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "expl"})
 # Nouns a number labels rather than counts when it follows them ("Class 2", "Zone 3").
-_LABEL_NOUNS = frozenset(
-    [
-        "class", "zone", "level", "tier", "category", "phase", "stage", "step", "room",
-        "building", "gate", "type", "grade", "priority", "group", "line", "route", "lot", "unit",
-        "area", "bay", "floor", "platform", "terminal", "channel", "site", "region", "plan",
-        "band", "division", "option", "schedule", "annex", "appendix", "form", "model", "series",
-    ]
-)  # fmt: skip
+_LABEL_NOUNS = wordlists.words("specifics", "label_nouns")
 _RESULTS_SIZE = 50_000
 _results: OrderedDict[str, tuple[Specific, ...]] = OrderedDict()
 _results_lock = threading.Lock()
@@ -253,9 +235,6 @@ def _is_calendar(ent: Span) -> bool:
     return any(_YEAR.fullmatch(w) for w in words) and not any(
         stem(w) in PERIOD_NOUNS or w in FREQUENCY_WORDS for w in words
     )
-
-
-_RANGE_WORDS = frozenset({"to", "through", "until", "till", "-", "\u2013", "\u2014", "and"})
 
 
 def _with_day(ent: Span) -> Span:
@@ -539,9 +518,8 @@ def _counted_noun(doc: Doc, start: int, end: int) -> str | None:
     return None
 
 
-_DISCOURSE_WORDS = frozenset(
-    stem(w) for w in ("answer", "question", "response", "reply", "result", "short", "simple")
-)
+# Words that frame an answer rather than say what a value is about ("The answer is: ...").
+_DISCOURSE_WORDS = frozenset(stem(w) for w in wordlists.words("specifics", "discourse_words"))
 
 
 def _with_context(specific: Specific, doc: Doc, others: Sequence[tuple[int, int]]) -> Specific:

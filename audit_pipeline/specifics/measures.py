@@ -13,6 +13,8 @@ import datetime
 from dataclasses import dataclass
 from functools import lru_cache
 
+from audit_pipeline.text import wordlists
+
 # The canonical units of ``quantities`` (``specifics/quantities.py``) in pint's names.
 _PINT_UNITS = {
     "ms": "millisecond", "second": "second", "minute": "minute", "hour": "hour", "day": "day",
@@ -24,24 +26,27 @@ _PINT_UNITS = {
 TEMPERATURES = frozenset({"°c", "°f"})
 TIME = "[time]"
 
+
+def _period(text: str) -> tuple[float, str]:
+    """ "3 month" -> (3.0, "month"): a count of a unit pint knows."""
+    parts = text.split()
+    if len(parts) != 2:
+        raise ValueError("expected 'count unit'")
+    return float(parts[0]), parts[1]
+
+
+# The word lists are files in ``specifics/words/`` (read by ``text/wordlists.py``).
 # Adverbs and adjectives that state how often: the period between two occurrences.
-FREQUENCY_WORDS: dict[str, tuple[float, str]] = {
-    "hourly": (1, "hour"), "daily": (1, "day"), "nightly": (1, "day"), "weekly": (1, "week"),
-    "fortnightly": (2, "week"), "biweekly": (2, "week"), "monthly": (1, "month"),
-    "bimonthly": (2, "month"), "quarterly": (3, "month"), "biannually": (6, "month"),
-    "biannual": (6, "month"), "semiannually": (6, "month"), "semiannual": (6, "month"),
-    "semi-annually": (6, "month"), "semi-annual": (6, "month"), "annually": (1, "year"),
-    "annual": (1, "year"), "yearly": (1, "year"),
-}  # fmt: skip
+FREQUENCY_WORDS = wordlists.pairs("specifics", "frequency_words", _period)
 # Nouns naming a period after "every", "each", "per" or "once a": "every quarter".
-PERIOD_NOUNS: dict[str, tuple[float, str]] = {
-    "hour": (1, "hour"), "day": (1, "day"), "night": (1, "day"), "week": (1, "week"),
-    "fortnight": (2, "week"), "month": (1, "month"), "quarter": (3, "month"),
-    "year": (1, "year"), "decade": (10, "year"),
-}  # fmt: skip
-TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+PERIOD_NOUNS = wordlists.pairs("specifics", "period_nouns", _period)
+# Words that say how many times ("twice a year").
+TIMES_WORDS = wordlists.pairs("specifics", "times_words", int)
 # Relative tolerance of "the same value": 90 days is 3 months (1.4 % apart), 13 months is not a
-# year (8 %).
+# year (8 %). Not a stage parameter: the specifics analysis that compares values is shared by
+# the specifics check, the entailment check and the alignment features (a value stated in
+# other units is read in the evidence's words), so changing it changes the features the fitted
+# model was trained on and needs a refit (``python -m benchmarks.train_verifier``).
 TOLERANCE = 0.02
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from audit_pipeline.text import wordlists
 from audit_pipeline.text.sentences import trim
 
 _MULTIPLIERS = {
@@ -24,13 +25,9 @@ _MULTIPLIERS = {
     "b": 1e9,
     "trillion": 1e12,
 }
-_NUMBER_WORDS = {
-    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30,
-    "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
-    "hundred": 100, "dozen": 12,
-}  # fmt: skip
+# Words that state a number by themselves, with their values (``specifics/words/``, read by
+# ``text/wordlists.py``).
+_NUMBER_WORDS = wordlists.pairs("specifics", "number_words", int)
 # Units that make a number a measurement: "2 mm" is not "2 hours". Canonical name, spellings.
 _UNIT_ALIASES = (
     ("%", r"%|percent\b|per\s?cent\b"),
@@ -136,8 +133,9 @@ _NUMBER = re.compile(
 )
 # Every word that states a number by itself.
 NUMBER_WORDS = frozenset([*_NUMBER_WORDS, "one"])
-_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TENS = wordlists.sequence("specifics", "tens")
+# In order: the n-th ones word stands for n.
+_ONES = wordlists.sequence("specifics", "ones")
 # "twenty-four", "forty eight": a tens word and a ones word are one number.
 _COMPOUND_NUMBER_WORD = re.compile(
     rf"\b({'|'.join(_TENS)})[-\s]({'|'.join(_ONES)})\b", re.IGNORECASE

@@ -11,34 +11,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from audit_pipeline.text import wordlists
+
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?(?:[-_./:][A-Za-z0-9]+)*")  # noqa: RUF001
 _PART = re.compile(r"[A-Za-z0-9]+")
 
-STOPWORDS = frozenset(
-    [
-        "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and",
-        "any", "are", "as", "at", "be", "because", "been", "before", "being", "below", "between",
-        "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during",
-        "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her",
-        "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is",
-        "it", "its", "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not",
-        "of", "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out",
-        "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the",
-        "their", "theirs", "them", "themselves", "then", "there", "these", "they", "this",
-        "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were",
-        "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
-        "you", "your", "yours", "yourself", "yourselves", "s", "t", "don", "isn", "aren", "wasn",
-        "weren", "hasn", "haven", "hadn", "doesn", "didn", "won", "wouldn", "shouldn", "can't",
-        "cannot", "couldn", "mustn", "let", "let's", "it's", "that's", "there's", "here's",
-        "what's", "who's", "i'm", "you're", "we're", "they're", "i've", "you've", "we've",
-        "they've", "i'd", "you'd", "he'd", "she'd", "we'd", "they'd", "i'll", "you'll", "he'll",
-        "she'll", "we'll", "they'll", "isn't", "aren't", "wasn't", "weren't", "hasn't",
-        "haven't", "hadn't", "doesn't", "don't", "didn't", "won't", "wouldn't", "shan't",
-        "shouldn't", "mustn't", "may", "might", "must", "shall", "one", "also", "well",
-        "however", "etc", "via", "per", "within", "upon", "among", "amongst", "onto", "toward",
-        "towards", "whether", "yet", "pm", "a.m", "p.m",
-    ]
-)  # fmt: skip
+# Function words left out of index terms and word-overlap signals
+# (``text/words/stopwords.txt``).
+STOPWORDS = wordlists.words("text", "stopwords")
 
 
 @lru_cache(maxsize=65536)

@@ -22,7 +22,7 @@ from audit_pipeline.evidence.claim_evidence import ground_claims, rank_context, 
 from audit_pipeline.records.claims import Claim
 from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.records.responses import Citation
-from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Verdict
+from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Label, Verdict
 from audit_pipeline.targets.cited_sources import parse_citations
 from audit_pipeline.terminology.checker import TerminologyChecker, with_definitions
 from audit_pipeline.text.scripts import unread_script
@@ -57,7 +57,14 @@ class ClaimResult:
     evidence: list[EvidencePassage]
 
     def to_dict(self) -> dict[str, Any]:
-        supporting = set(self.verdict.supporting_chunk_ids)
+        """The claim as the HTTP API and MCP return it. Each provenance passage says whether
+        the verdict rests on it and how: ``supports`` for a supported or weakly supported
+        claim, ``contradicts`` for a contradicted or stale one (a passage that contradicts the
+        claim is never said to support it)."""
+        decisive = set(self.verdict.supporting_chunk_ids)
+        label = self.verdict.label
+        backs = label in (Label.SUPPORTED, Label.WEAKLY_SUPPORTED)
+        clashes = label in (Label.CONTRADICTED, Label.STALE)
         return {
             "claim_id": self.claim.claim_id,
             "text": self.claim.text,
@@ -80,7 +87,8 @@ class ClaimResult:
                     "bm25_score": p.bm25_score,
                     "fused_score": p.fused_score,
                     "source": p.source,
-                    "supports": p.chunk_id in supporting,
+                    "supports": backs and p.chunk_id in decisive,
+                    "contradicts": clashes and p.chunk_id in decisive,
                 }
                 for p in self.evidence
             ],

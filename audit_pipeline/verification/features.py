@@ -26,6 +26,7 @@ from audit_pipeline.specifics.quantities import (
     quantity_keys,
     unit_conflicts,
 )
+from audit_pipeline.text import wordlists
 from audit_pipeline.text.sentences import sentence_spans
 from audit_pipeline.text.tokens import content_stems, content_words, raw_tokens, stem
 from audit_pipeline.verification.batch import Batch
@@ -92,7 +93,10 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 
 
-# How many of the best-covering evidence sentences a claim is diffed against.
+# How many of the best-covering evidence sentences a claim is diffed against. Not a stage
+# parameter: the edits are part of this analysis, computed once per batch and read by the
+# rewrite check and the learned reading (its error spans) alike; a change here is a code
+# change, which changes the verifier's identity (``digests.py``).
 REWRITE_CANDIDATES = 3
 
 
@@ -167,7 +171,8 @@ def _compounds(text: str) -> set[str]:
     }
 
 
-_NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis")
+# Prefixes that negate a word ("inexperienced"): ``verification/words/negating_prefixes.txt``.
+_NEGATING_PREFIXES = wordlists.sequence("verification", "negating_prefixes")
 
 
 def _prefix_flips(

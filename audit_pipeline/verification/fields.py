@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import STOPWORDS, stem
 from audit_pipeline.verification.signals import NEGATION_WORDS
 
@@ -25,9 +26,14 @@ _FIELD = re.compile(
 _VALUES = {"yes": True, "true": True, "no": False, "false": False, "unknown": None}
 _WORDS = re.compile(r"[a-z0-9]+")
 _TOKENS = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?|[,;:.!?()]")  # noqa: RUF001
-# Negation reaches across a list ("no valet, garage, or lot") but not into the next statement.
-_BREAK_WORDS = frozenset({"but", "while", "although", "though", "whereas", "however", "yet"})
+# Negation reaches across a list ("no valet, garage, or lot") but not into the next statement
+# (the words that start one: ``verification/words/break_words.txt``).
+_BREAK_WORDS = wordlists.words("verification", "break_words")
 _HARD_BREAKS = frozenset(";:.!?()")
+# How many words before a field's mention, and after it in the same phrase, a negation may
+# stand. Not stage parameters: they decide the field features (field_confirmed, field_flipped)
+# the fitted model was trained on, so changing them needs a refit (``python -m
+# benchmarks.train_verifier``), and the rewrite check reads the same analysis.
 _BEFORE, _AFTER = 5, 3
 
 

@@ -13,10 +13,16 @@ import os
 from functools import cache
 
 from audit_pipeline.embedding import DEFAULT_MODEL, resolve_model_path
+from audit_pipeline.text import wordlists
 
 _FIRST_WORD_RANK = 1996  # [unused*] entries, specials and single characters come first
+# The rank given to a word outside the vocabulary, and so the top of the log scale of rarity.
+# Not a stage parameter: rarity is a feature the fitted model was trained on
+# (uncovered_rarity, uncovered_rare); changing it needs a refit (``python -m
+# benchmarks.train_verifier``).
 _OUT_OF_VOCABULARY = 40_000
-_ADJECTIVE_SUFFIXES = ("ful", "ous", "ive", "able", "ible", "ical", "ish", "less", "ant", "ent")
+# Endings of adjectives: ``verification/words/adjective_suffixes.txt``.
+_ADJECTIVE_SUFFIXES = wordlists.sequence("verification", "adjective_suffixes")
 
 
 @cache

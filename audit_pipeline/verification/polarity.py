@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from audit_pipeline.specifics.language import parse_many
+from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import STOPWORDS, content_stems, stem
 from audit_pipeline.verification.batch import Batch
 from audit_pipeline.verification.evidence_units import EvidenceUnit, evidence_unit_analysis
@@ -32,54 +33,38 @@ if TYPE_CHECKING:
 
 # Share of the claim clause's content words the evidence clause must say, and how many; a
 # clause of fewer words ("the amount can vary") says too little to be held against another.
+# Not stage parameters: the polarity reading is one analysis of the batch, shared by the
+# polarity check and the entailment check (which lets a modal claim stated the evidence's way
+# round stand), so both read it with the same values; a change here is a code change, which
+# changes the verifier's identity (``digests.py``).
 MIN_COVERAGE = 0.75
 MIN_SHARED = 2
 MIN_CLAUSE_WORDS = 3
+# The word lists are files in ``verification/words/`` (read by ``text/wordlists.py``).
 # Words that turn a statement round by themselves: a claim that adds one of these to the
 # evidence's words may be a faithful restatement of a negated sentence.
-_TURNING = frozenset(
-    stem(word)
-    for word in [
-        "different", "other", "another", "separate", "instead", "only", "except", "exempt",
-        "outside", "without", "unless", "rather", "alternative", "elsewhere", "apart", "beyond",
-        "avoid", "absent", "less", "fewer", "neither", "nor",
-    ]
-)  # fmt: skip
+_TURNING = frozenset(stem(word) for word in wordlists.words("verification", "turning"))
 # Predicates that state the same thing in policy language: a clause is compared only with a
 # clause whose predicate is the same word or one of its group ("I do not enforce MFA" against
 # "MFA is required"; "SMS can be used" against "SMS is not permitted").
 _PREDICATE_GROUPS = tuple(
     frozenset(stem(word) for word in group)
-    for group in (
-        ["require", "required", "mandatory", "mandate", "enforce", "compulsory", "oblige",
-         "obligatory", "need", "necessary", "must", "insist"],
-        ["permit", "allow", "enable", "accept", "authorise", "authorize", "approve", "let",
-         "can", "may", "use", "support", "prohibit", "forbid", "ban", "disallow", "free"],
-        ["provide", "offer", "include", "contain", "feature", "give", "have", "support"],
-        ["store", "keep", "retain", "hold", "save", "archive", "preserve"],
-        ["share", "sell", "disclose", "transfer", "send", "pass", "give"],
-        ["record", "log", "track", "monitor"],
-        ["review", "audit", "check", "inspect", "assess", "test", "evaluate", "verify"],
-        ["notify", "inform", "tell", "alert", "report"],
-        ["encrypt", "protect", "secure"],
-        ["delete", "erase", "remove", "destroy", "purge"],
-    )
-)  # fmt: skip
-_PERMISSION_MODALS = frozenset({"can", "may", "could"})
+    for group in wordlists.groups("verification", "predicate_groups")
+)
+# Auxiliaries that make a clause a permission ("can", "may").
+_PERMISSION_MODALS = wordlists.words("verification", "permission_modals")
 _NAME_ENTITIES = frozenset({"ORG", "PERSON", "GPE", "LOC", "FAC", "PRODUCT", "NORP"})
 # Deontic words: what a policy obliges ("must", "is required to") and what it permits ("may",
 # "is allowed to"). "Must not" forbids (P-), "need not" only releases (O-); they differ.
-_OBLIGING_MODALS = frozenset({"must", "shall"})
-_OBLIGING_WORDS = frozenset(
-    stem(w) for w in ["require", "required", "need", "mandatory", "compulsory", "oblige", "obliged"]
-)
-_PERMITTING_WORDS = frozenset(stem(w) for w in ["allow", "allowed", "permit", "permitted", "free"])
-_FORBIDDING_WORDS = frozenset(stem(w) for w in ["prohibit", "forbid", "ban", "disallow"])
+_OBLIGING_MODALS = wordlists.words("verification", "obliging_modals")
+_OBLIGING_WORDS = frozenset(stem(w) for w in wordlists.words("verification", "obliging"))
+_PERMITTING_WORDS = frozenset(stem(w) for w in wordlists.words("verification", "permitting"))
+_FORBIDDING_WORDS = frozenset(stem(w) for w in wordlists.words("verification", "forbidding"))
 _MODAL_WORDS = (
     _OBLIGING_WORDS
     | _PERMITTING_WORDS
     | _FORBIDDING_WORDS
-    | {stem(w) for w in ["have", "able", "optional", "never"]}
+    | {stem(w) for w in wordlists.words("verification", "modal_frame")}
 )
 # Deontic modes that cannot both hold of the same act.
 _CONTRARY_MODES = frozenset(

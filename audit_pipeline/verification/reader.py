@@ -36,6 +36,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from audit_pipeline.text import wordlists
 from audit_pipeline.verification.pair_scores import PairScores
 
 ReaderKind = Literal["nli", "token"]
@@ -53,43 +54,13 @@ _SAMPLE_BYTES = 1 << 20
 
 # Label names, normalised (lower case, '_' for spaces and dashes), by what they say about the
 # claim. A negative label of a two-way model ("not_entailment", "unsupported", "hallucinated")
-# means "not entailed", which is not a contradiction: it counts as neutral.
-_ENTAILED = frozenset(
-    {
-        "entailment",
-        "entailed",
-        "entail",
-        "entails",
-        "supported",
-        "support",
-        "supports",
-        "consistent",
-        "faithful",
-        "grounded",
-    }
-)
-_CONTRADICTED = frozenset(
-    {"contradiction", "contradicted", "contradict", "contradicts", "contradictory", "refuted"}
-)
-_NEUTRAL = frozenset(
-    {
-        "neutral",
-        "not_entailment",
-        "not_entailed",
-        "non_entailment",
-        "unsupported",
-        "not_supported",
-        "inconsistent",
-        "not_consistent",
-        "hallucinated",
-        "hallucination",
-        "unfaithful",
-        "not_faithful",
-        "not_enough_info",
-    }
-)
-_HALLUCINATED = frozenset({"hallucinated", "hallucination", "unsupported", "not_supported"})
-_SUPPORTED = frozenset({"supported", "faithful", "grounded", "ok"})
+# means "not entailed", which is not a contradiction: it counts as neutral. The lists are files
+# in ``verification/words/`` (``*_labels.txt``).
+_ENTAILED = wordlists.words("verification", "entailed_labels")
+_CONTRADICTED = wordlists.words("verification", "contradicted_labels")
+_NEUTRAL = wordlists.words("verification", "neutral_labels")
+_HALLUCINATED = wordlists.words("verification", "hallucinated_labels")
+_SUPPORTED = wordlists.words("verification", "supported_labels")
 
 # LettuceDetect's prompt for a context without a question (its summary template, English, with
 # the passages numbered); the claim follows as the second segment of the pair.

@@ -21,11 +21,16 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import stem
 from audit_pipeline.verification.signals import ANTONYMS, DENYING_WORDS, NEGATION_WORDS
 
 # A close rewrite: most of the claim's words come unchanged, in order, from the one sentence;
 # or the claim keeps nearly all of the sentence and adds to it.
+# These shares and counts are not stage parameters: the edits are part of the alignment
+# analysis (``features.py``), computed once per batch and read by the rewrite check and by the
+# learned reading (its error spans and justification) alike, so both must see the same edits;
+# a change here is a code change, which changes the verifier's identity (``digests.py``).
 CLOSE_SHARE = 0.75
 KEPT_SENTENCE_SHARE = 0.85
 MIN_CLAIM_SHARE = 0.5
@@ -34,28 +39,14 @@ MIN_WORDS = 5
 MAX_SWAP_WORDS = 4
 
 _WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?(?:[.,:/-][A-Za-z0-9]+)*")  # noqa: RUF001
-_MONTHS = frozenset(
-    [
-        "january", "february", "march", "april", "may", "june", "july", "august", "september",
-        "october", "november", "december",
-    ]
-)  # fmt: skip
-_QUANTIFIERS = frozenset(
-    [
-        "all", "every", "each", "some", "any", "none", "no", "most", "many", "few", "several",
-        "always", "sometimes", "often", "rarely",
-    ]
-)  # fmt: skip
+# Words whose swap for another of the same list is a judged edit (files in
+# ``verification/words/``): another month or unit states another value, another quantifier
+# or modal verb weakens or widens what the evidence says.
+_MONTHS = wordlists.words("verification", "months")
+_QUANTIFIERS = wordlists.words("verification", "quantifiers")
 # A swapped unit next to an unchanged number ("15 minutes" -> "15 hours") is another quantity.
-_UNITS = frozenset(
-    stem(unit)
-    for unit in [
-        "second", "minute", "hour", "day", "week", "month", "quarter", "year", "decade",
-        "mm", "cm", "m", "km", "mg", "g", "kg", "kb", "mb", "gb", "tb", "percent", "%",
-        "millisecond", "ms", "inch", "feet", "foot", "mile", "pound", "liter", "litre",
-    ]
-)  # fmt: skip
-_MODALS = frozenset(["must", "may", "might", "can", "could", "should", "shall", "will", "need"])
+_UNITS = frozenset(stem(unit) for unit in wordlists.words("verification", "units"))
+_MODALS = wordlists.words("verification", "modals")
 _NUMBER = re.compile(r"\d")
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
 

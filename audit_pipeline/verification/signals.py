@@ -10,56 +10,31 @@ from __future__ import annotations
 
 import re
 
+from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import STOPWORDS, raw_tokens, stem
 
-NEGATION_WORDS = frozenset(
-    [
-        "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot",
-        "can't", "won't", "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't",
-        "hasn't", "haven't", "hadn't", "shouldn't", "wouldn't", "couldn't", "false", "lack",
-        "lacks", "lacking", "unable", "fail", "fails", "failed", "absent", "unavailable",
-    ]
-)  # fmt: skip
+# The word lists are files in ``verification/words/`` (``text/wordlists.py`` reads them), each
+# headed by what it is for; the names here are what the code reads.
+# Words that negate what follows or state an absence ("not", "without", "lacks").
+NEGATION_WORDS = wordlists.words("verification", "negation")
 
 
 # Verbs and adjectives that state a negation in themselves (stems): "prohibited" says "not
 # allowed", so a rewrite that says "not allowed" for it negates nothing.
-DENYING_WORDS = frozenset(
-    stem(word)
-    for word in [
-        "prohibit", "forbid", "ban", "disable", "disallow", "deny", "refuse", "reject", "decline",
-        "exclude", "prohibited", "forbidden", "banned", "disabled", "impossible", "unavailable",
-    ]
-)  # fmt: skip
+DENYING_WORDS = frozenset(stem(word) for word in wordlists.words("verification", "denying"))
 
 
 # Words that say how strongly or whether at all, not what: "cannot" and "must not" differ
 # only in these (lowercased surface words and the stems of the denying ones).
 MODAL_OR_NEGATION = (
-    NEGATION_WORDS
-    | DENYING_WORDS
-    | frozenset(
-        [
-            "must", "may", "might", "can", "could", "should", "shall", "will", "would", "need",
-            "needs", "have", "has", "to", "be", "is", "are", "was", "were", "been", "do", "does",
-            "did", "allowed", "permitted", "required", "prohibited", "forbidden", "never",
-        ]
-    )
-)  # fmt: skip
+    NEGATION_WORDS | DENYING_WORDS | wordlists.words("verification", "modal_or_negation")
+)
 
 
 # Words whose change turns what a sentence means without a negation: conditions, directions,
 # comparisons and quantifiers ("unless" for "when", "down to" for "up to", "some" for
 # "every"). A close rewrite that changes one of these is a matter for a model that reads.
-MEANING_SHIFTS = frozenset(
-    [
-        "when", "whenever", "unless", "if", "until", "before", "after", "once", "while",
-        "up", "down", "higher", "lower", "increase", "decrease", "increases", "decreases",
-        "more", "less", "fewer", "above", "below", "over", "under", "maximum", "minimum",
-        "least", "most", "all", "some", "every", "each", "any", "none", "few", "several", "many",
-        "always", "never", "sometimes", "often", "rarely", "earlier", "later", "first", "last",
-    ]
-)  # fmt: skip
+MEANING_SHIFTS = wordlists.words("verification", "meaning_shifts")
 
 
 def negation_count(text: str) -> int:
@@ -71,9 +46,8 @@ def negation_count(text: str) -> int:
     return count
 
 
-_NOT_NAMES = frozenset(
-    ["am", "pm", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-)
+# Capitalised words that name nothing an answer can get wrong ("PM", day names).
+_NOT_NAMES = wordlists.words("verification", "not_names")
 
 
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?(?:[-_./][A-Za-z0-9]+)*")  # noqa: RUF001
@@ -122,25 +96,8 @@ def proper_names(text: str) -> list[str]:
     return names
 
 
-_ALIASES = (
-    ("us", "u.s", "usa", "u.s.a", "america", "united states"),
-    ("uk", "u.k", "britain", "british", "united kingdom", "england"),
-    ("eu", "european union", "europe"),
-    ("un", "united nations"),
-    ("al", "alabama"), ("ak", "alaska"), ("az", "arizona"), ("ar", "arkansas"),
-    ("ca", "california"), ("co", "colorado"), ("ct", "connecticut"), ("de", "delaware"),
-    ("fl", "florida"), ("ga", "georgia"), ("hi", "hawaii"), ("id", "idaho"),
-    ("il", "illinois"), ("in", "indiana"), ("ia", "iowa"), ("ks", "kansas"),
-    ("ky", "kentucky"), ("la", "louisiana"), ("me", "maine"), ("md", "maryland"),
-    ("ma", "massachusetts"), ("mi", "michigan"), ("mn", "minnesota"), ("ms", "mississippi"),
-    ("mo", "missouri"), ("mt", "montana"), ("ne", "nebraska"), ("nv", "nevada"),
-    ("nh", "new hampshire"), ("nj", "new jersey"), ("nm", "new mexico"), ("ny", "new york"),
-    ("nc", "north carolina"), ("nd", "north dakota"), ("oh", "ohio"), ("ok", "oklahoma"),
-    ("or", "oregon"), ("pa", "pennsylvania"), ("ri", "rhode island"),
-    ("sc", "south carolina"), ("sd", "south dakota"), ("tn", "tennessee"), ("tx", "texas"),
-    ("ut", "utah"), ("vt", "vermont"), ("va", "virginia"), ("wa", "washington"),
-    ("wv", "west virginia"), ("wi", "wisconsin"), ("wy", "wyoming"),
-)  # fmt: skip
+# Groups of spellings of one name ("us | usa | united states").
+_ALIASES = wordlists.groups("verification", "name_aliases")
 # Each word of a name mapped to the other spellings the evidence may use for it.
 NAME_ALIASES: dict[str, frozenset[str]] = {}
 for _group in _ALIASES:
@@ -149,24 +106,8 @@ for _group in _ALIASES:
             NAME_ALIASES[_word] = NAME_ALIASES.get(_word, frozenset()) | frozenset(_group)
 
 
-_ANTONYM_PAIRS = (
-    ("increase", "decrease"), ("rise", "fall"), ("higher", "lower"), ("more", "less"),
-    ("before", "after"), ("open", "closed"), ("allow", "prohibit"), ("available", "unavailable"),
-    ("true", "false"), ("largest", "smallest"), ("first", "last"), ("win", "lose"),
-    ("accept", "reject"), ("maximum", "minimum"), ("above", "below"), ("early", "late"),
-    ("gain", "loss"), ("positive", "negative"), ("success", "failure"), ("male", "female"),
-    ("buy", "sell"), ("import", "export"), ("enable", "disable"), ("include", "exclude"),
-    ("add", "remove"), ("start", "end"), ("north", "south"), ("east", "west"),
-    ("young", "old"), ("cheap", "expensive"), ("fast", "slow"), ("guilty", "innocent"),
-    ("mother", "father"), ("son", "daughter"), ("husband", "wife"), ("brother", "sister"),
-    ("yes", "no"), ("alive", "dead"), ("won", "lost"), ("best", "worst"), ("good", "bad"),
-    ("public", "private"), ("internal", "external"), ("approve", "reject"), ("grant", "deny"),
-    ("earlier", "later"), ("with", "without"), ("if", "unless"), ("inside", "outside"),
-    ("mandatory", "optional"), ("required", "optional"), ("permanent", "temporary"),
-    ("automatic", "manual"), ("upper", "lower"), ("full", "partial"), ("primary", "secondary"),
-    ("always", "never"), ("all", "none"), ("pass", "fail"), ("online", "offline"),
-    ("encrypted", "unencrypted"), ("inbound", "outbound"), ("least", "most"),
-)  # fmt: skip
+# Pairs of opposites; where a word is in two pairs, the later one wins.
+_ANTONYM_PAIRS = wordlists.groups("verification", "antonyms", size=2)
 ANTONYMS: dict[str, str] = {}
 for _left, _right in _ANTONYM_PAIRS:
     ANTONYMS[stem(_left)] = stem(_right)
@@ -174,37 +115,13 @@ for _left, _right in _ANTONYM_PAIRS:
 
 # Opinion and inference words: a bot that "seems" or calls a place "popular" is often
 # generalising beyond its context.
-HEDGES = frozenset(
-    stem(word)
-    for word in [
-        "may", "might", "could", "likely", "seems", "seem", "appears", "appear", "probably",
-        "possibly", "overall", "popular", "known", "renowned", "famous", "perfect", "ideal",
-        "great", "excellent", "delicious", "cozy", "friendly", "wonderful", "amazing",
-        "recommend", "suggests", "suggest", "indicates", "indicating", "implying", "generally",
-        "typically", "usually", "often", "various", "variety", "wide", "diverse", "solid",
-        "reputation",
-    ]
-)  # fmt: skip
+HEDGES = frozenset(stem(word) for word in wordlists.words("verification", "hedges"))
 
 # Framing a summary adds without its source: "according to ...", "officials said" where the
 # aligned evidence sentence attributes nothing, and times ("last week", "on Friday") the
 # evidence never mentions. Matched on lowercased surface tokens, not stems.
-ATTRIBUTION_WORDS = frozenset(
-    [
-        "according", "said", "says", "stated", "told", "claimed", "reported", "announced",
-        "confirmed", "added", "explained", "noted", "described", "revealed",
-    ]
-)  # fmt: skip
-TEMPORAL_WORDS = frozenset(
-    [
-        "yesterday", "today", "tomorrow", "tonight", "recently", "last", "next", "earlier",
-        "later", "ago", "previously", "currently", "week", "weekend", "month", "year",
-        "morning", "afternoon", "evening", "night", "decade", "annual", "annually", "daily",
-        "weekly", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-        "january", "february", "march", "april", "june", "july", "august", "september",
-        "october", "november", "december",
-    ]
-)  # fmt: skip
+ATTRIBUTION_WORDS = wordlists.words("verification", "attribution")
+TEMPORAL_WORDS = wordlists.words("verification", "temporal")
 
 
 def surface_words(text: str) -> set[str]:

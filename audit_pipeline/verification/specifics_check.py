@@ -37,11 +37,17 @@ from audit_pipeline.specifics.extract import (
 )
 from audit_pipeline.specifics.measures import FREQUENCY_WORDS, PERIOD_NOUNS, same_value
 from audit_pipeline.specifics.quantities import NUMBER_WORDS, quantity_keys
+from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import raw_tokens, stem
 from audit_pipeline.verification.batch import Batch
 from audit_pipeline.verification.evidence_units import EvidenceUnit, evidence_unit_analysis
 from audit_pipeline.verification.signals import NAME_ALIASES, acronym_expansions
 
+# These shares and lengths are not stage parameters: the specifics analysis is computed once
+# per batch and read by the specifics check, the entailment check, the learned reading's error
+# spans and the alignment features (a value the evidence states in other words is read in its
+# words first), so changing one changes the features the fitted model was trained on and needs
+# a refit (``python -m benchmarks.train_verifier``).
 # A counterpart stands for "the same thing" when it shares at least half of the claim
 # specific's context (and at least one word).
 MIN_SHARED_SHARE = 0.5
@@ -51,10 +57,13 @@ ROOT_LETTERS = 6
 EQUAL_ALIGNMENT_SHARE = 0.75
 # The shortest word start that matches a longer form of the same word.
 PREFIX_LETTERS = 4
-_VALUE_HINTS = frozenset(FREQUENCY_WORDS) | frozenset(PERIOD_NOUNS) | NUMBER_WORDS | frozenset(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december", "once", "twice", "every", "each"]
-)  # fmt: skip
+# Words that may state a value without a digit (``verification/words/value_hints.txt``).
+_VALUE_HINTS = (
+    frozenset(FREQUENCY_WORDS)
+    | frozenset(PERIOD_NOUNS)
+    | NUMBER_WORDS
+    | wordlists.words("verification", "value_hints")
+)
 
 
 _LETTERS = re.compile(r"[a-z]+")

@@ -17,6 +17,9 @@ from audit_pipeline.text.tokens import content_stems
 
 # ~1.3 word pieces per word: 80 words leave room for the claim within 192 tokens. The model's
 # manifest records the budget it was trained with, and inference uses that one.
+# Neither is a stage parameter: the entailment model was trained on windows cut this way, and
+# its reading is a feature of the fitted model (nli_unsupported, nli_contradicted); changing
+# them means retraining both (``python -m benchmarks.train_verifier``).
 WINDOW_WORDS = 80
 # A sentence longer than this is cut (tables flattened into one line, run-on passages).
 SENTENCE_WORDS = 80

@@ -36,7 +36,7 @@ def test_two_audits_at_once_each_get_their_own_result(
     config = write_audit_config(tmp_path, sample_index_dir)
     home = tmp_path / "dagster_home"
     home.mkdir()
-    shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+    shutil.copy(REPO_ROOT / "dagster_instance.yaml", home / "dagster.yaml")
     full_json, one_json = tmp_path / "full.json", tmp_path / "one.json"
 
     full = _start(config, home, "--no-progress", "--json", str(full_json))

@@ -1,10 +1,11 @@
-"""What the console prints after the gates: the failing prompts, at most ten, with a reason."""
+"""What the console prints after the gates: the failing prompts, at most ten, with a reason;
+the worst claims with their evidence as plain text."""
 
 from __future__ import annotations
 
 import io
 
-from audit_pipeline.commands.console import print_failing_prompts
+from audit_pipeline.commands.console import print_failing_prompts, print_worst_claims
 
 
 def _failure(prompt: str, assertion: str, detail: str, turn: int = 0) -> dict[str, object]:
@@ -52,3 +53,24 @@ def test_nothing_failed_prints_nothing() -> None:
     out = io.StringIO()
     print_failing_prompts([], out)
     assert out.getvalue() == ""
+
+
+def test_worst_claims_quote_their_evidence_as_plain_text() -> None:
+    """A vault passage is Markdown; the quote under a claim is text a person reads."""
+    out = io.StringIO()
+    row = {
+        "label": "contradicted",
+        "probability": 0.05,
+        "prompt_id": "AC-001",
+        "claim": "Access is revoked within 24 hours.",
+        "document": "access-control-policy.md",
+        "section": "4.3 Leavers",
+        "evidence": "### 4.3 Leavers\n- **All access is revoked within 4 hours** (control "
+        "**TH-AC-04**).\n| Request | Turnaround |\n|---|---|\n| CAIQ | Immediate |",
+    }
+    print_worst_claims([row], out)
+    quote = out.getvalue().splitlines()[-1]
+    assert quote == (
+        "    evidence (access-control-policy.md > 4.3 Leavers): 4.3 Leavers • All access is "
+        "revoked within 4 hours (control TH-AC-04). Request · Turnaround; CAIQ · Immediate"
+    )

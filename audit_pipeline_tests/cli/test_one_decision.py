@@ -22,6 +22,7 @@ from dagster import DagsterEventType, DagsterInstance, RunsFilter
 
 from audit_pipeline.commands.run_audit import instance
 from audit_pipeline.config import load_config
+from audit_pipeline.defs.scoring_report_assets import DECISION_TAG, RULE_TAG
 from audit_pipeline.reports.formatting import decision_sentence
 from audit_pipeline.scoring.gates import GateResult
 from audit_pipeline.scoring.rules import release_decision
@@ -142,10 +143,16 @@ def test_the_dagster_check(audited: dict[str, Audited]) -> None:
             if record.dagster_event is not None
         }
         release = checks["release_decision"]
-        assert release.description == f"{audit.decision}: {audit.rule}"
+        whose = f"target recorded, audit {audit.summary['audit_id']}"
+        assert release.description == f"{audit.decision}: {audit.rule} ({whose})"
         assert release.metadata["decision"].value == audit.decision
+        assert release.partition == "recorded"  # per target: another's audit leaves it alone
         assert release.passed is False
         assert checks["gate_risk"].passed is True  # the risk zone, a figure of its own
+        # The Runs list shows what the CLI's audit decided, as for a UI or scheduled run.
+        run = runs.get_run_by_id(run_id)
+        assert run is not None
+        assert run.tags[DECISION_TAG] == audit.decision and run.tags[RULE_TAG] == audit.rule
 
 
 def test_the_console_names_each_failing_prompt_after_the_gates(
@@ -169,6 +176,9 @@ STAGES = ("vault_documents", "responses", "claims", "verdicts", "assertion_resul
 def test_without_a_terminal_progress_is_a_line_per_stage(audited: dict[str, Audited]) -> None:
     """stderr is a pipe here, as under make or in CI: no bar, a line per stage instead."""
     stderr = audited["gated"].run.stderr
+    # Before anything runs: what will be asked, of whom, and how long it takes.
+    first = "answering 2 turns with target recorded (replay; recorded answers, no calls: seconds)"
+    assert re.fullmatch(r"\[\s+0\.\ds\] " + re.escape(first), stderr.splitlines()[0])
     stamped = [line for line in stderr.splitlines() if re.match(r"\[\s*\d+\.\ds\] ", line)]
     done = {
         found.group(1)

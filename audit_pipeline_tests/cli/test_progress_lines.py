@@ -3,8 +3,21 @@
 from __future__ import annotations
 
 import io
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from tqdm import tqdm
 
 from audit_pipeline.commands.progress import StageLines, counts_text
+from audit_pipeline.commands.run_command import _stage_lines
+from audit_pipeline.targets.expected_time import answering_line, expected_time
+from audit_pipeline.targets.target_config import (
+    HttpTargetConfig,
+    ReplayTargetConfig,
+    VaultBotTargetConfig,
+)
 
 
 class Clock:
@@ -49,3 +62,32 @@ def test_answering_is_throttled_but_the_last_count_always_shows() -> None:
         "responses 1/5",
         "responses 5/5",
     ]
+
+
+def test_on_a_terminal_the_stage_lines_print_above_the_answering_bar(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With a terminal the bar counts the answers and every stage still prints its line,
+    through the bar's own writer (which keeps the bar below the lines)."""
+    bar = tqdm(total=3, desc="answering", file=sys.stderr, leave=False, disable=False)
+    lines = _stage_lines(no_progress=False, bar=bar)
+    assert lines is not None
+    lines.finished("claims", "claims 41")
+    bar.close()
+    assert re.search(r"\] claims done in \d+\.\ds: claims 41\n", capsys.readouterr().err)
+    assert _stage_lines(no_progress=True, bar=None) is None
+
+
+def test_the_line_before_answering_names_the_turns_the_target_and_the_time() -> None:
+    bot = VaultBotTargetConfig()
+    line = answering_line("vault_bot", bot, 65, use_cache=True)
+    assert line.startswith("answering 65 turns with target vault_bot (vault_bot; a local model")
+    assert "about 3 min on 2 idle cores" in line and "response cache" in line
+    recorded = ReplayTargetConfig(path=Path("answers.jsonl"))
+    assert expected_time(recorded, 12) == "recorded answers, no calls: seconds"
+    http = HttpTargetConfig(url="http://127.0.0.1:9/chat", answer_path="$.answer")
+    remote = answering_line("bot", http, 1, use_cache=False)
+    assert remote == (
+        "answering 1 turn with target bot (http; one call per turn, 4 at once, up to 60 s "
+        "each: as fast as the service answers)"
+    )

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dagster import AssetKey, DagsterInstance
+from dagster import AssetCheckKey, AssetKey, DagsterInstance
+from dagster._core.event_api import PartitionKeyFilter
 
 from audit_pipeline.config import load_config
 from audit_pipeline.defs.graph import build_definitions
+from audit_pipeline.defs.scoring_report_assets import DECISION_TAG, RULE_TAG
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.helpers import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
@@ -157,19 +159,41 @@ def test_a_judge_returning_garbage_gives_unverifiable_and_the_audit_completes(
         assert set(kept["decided_by"]) <= {"specifics", "polarity", "rewrite"}
 
 
+def _latest_checks(instance: DagsterInstance, target: str) -> dict[str, dict[str, str]]:
+    """The latest result of every check of ``risk_scores`` in ``target``'s partition, as the
+    UI's asset page for that partition reads it."""
+    keys = [
+        AssetCheckKey(AssetKey("risk_scores"), name)
+        for name in ("gate_completeness", "gate_hallucinations", "release_decision")
+    ]
+    records = instance.event_log_storage.get_latest_asset_check_execution_by_key(
+        keys, partition_filter=PartitionKeyFilter(key=target)
+    )
+    found = {}
+    for key, record in records.items():
+        evaluation = record.evaluation
+        assert evaluation is not None and record.partition == target
+        meta = {name: str(value.value) for name, value in evaluation.metadata.items()}
+        found[key.name] = {"passed": str(evaluation.passed), **meta}
+    return found
+
+
 def test_two_target_partitions_are_compared_side_by_side(
     tmp_path: Path, sample_index_dir: Path
 ) -> None:
+    """Two targets audited in one Dagster instance: each keeps its own history, its own gate
+    results (asset checks per partition) and a run tagged with its own decision."""
     answers = tmp_path / "faithful.jsonl"
     replay = Path(__file__).resolve().parents[2] / "data" / "recorded-answers"
     lines = (replay / "sample-replay.jsonl").read_text().splitlines()
-    answers.write_text("\n".join(line for line in lines if '"ENC-002"' not in line) + "\n")
+    # v2 answers only the three faithful prompts of the five audited: too little to decide.
+    dropped = ('"ENC-002"', '"SOC2-003"')
+    answers.write_text("\n".join(ln for ln in lines if not any(d in ln for d in dropped)) + "\n")
     config_path = write_audit_config(
         tmp_path,
         sample_index_dir,
         targets={
             "recorded": {"type": "replay", "path": str(replay / "sample-replay.jsonl")},
-            # One of the five audited prompts has no answer in v2.
             "recorded-v2": {"type": "replay", "path": str(answers), "min_coverage": 0.5},
         },
     )
@@ -177,11 +201,16 @@ def test_two_target_partitions_are_compared_side_by_side(
     job = defs.resolve_job_def("full_audit")
     assert set(job.partitions_def.get_partition_keys()) == {"recorded", "recorded-v2"}
     instance = DagsterInstance.ephemeral()
+    runs = {}
     for target in ("recorded", "recorded-v2"):
         run = job.execute_in_process(partition_key=target, instance=instance, run_config=RUN_CONFIG)
         assert run.success
+        runs[target] = run.run_id
     warehouse = Warehouse(load_config(config_path).duckdb_path)
-    summary = warehouse.query("SELECT target, prompts, scope FROM v_audit_summary ORDER BY target")
+    summary = warehouse.query(
+        "SELECT target, audit_id, prompts, scope, decision, decision_rule FROM v_audit_summary "
+        "ORDER BY target"
+    )
     assert summary["target"].tolist() == ["recorded", "recorded-v2"]
     assert summary["prompts"].tolist() == [len(IDS), len(IDS)]
     # Audits of part of the suite are kept, but not compared in the trend.
@@ -189,3 +218,24 @@ def test_two_target_partitions_are_compared_side_by_side(
     assert warehouse.scalar("SELECT count(*) FROM v_trend") == 0
     materialized = instance.get_materialized_partitions(AssetKey("risk_scores"))
     assert materialized == {"recorded", "recorded-v2"}
+    audits = {row.target: row for row in summary.itertuples(index=False)}
+    assert audits["recorded"].decision == "block"  # two fabrications
+    assert audits["recorded-v2"].decision == "incomplete"  # two of five turns unanswered
+
+    # After the audit of recorded-v2, recorded's checks still show recorded's results.
+    first, second = _latest_checks(instance, "recorded"), _latest_checks(instance, "recorded-v2")
+    assert first["gate_hallucinations"]["passed"] == "False"
+    assert first["gate_completeness"]["passed"] == "True"
+    assert first["release_decision"]["decision"] == "block"
+    assert second["gate_completeness"]["passed"] == "False"
+    assert second["release_decision"]["decision"] == "incomplete"
+    for target, checks in (("recorded", first), ("recorded-v2", second)):
+        for check in checks.values():
+            assert check["target"] == target
+            assert check["audit_id"] == audits[target].audit_id
+
+    # Each run carries its audit's decision and rule as tags (the Runs list shows them).
+    for target, run_id in runs.items():
+        tags = instance.get_run_by_id(run_id).tags
+        assert tags[DECISION_TAG] == audits[target].decision
+        assert tags[RULE_TAG] == audits[target].decision_rule

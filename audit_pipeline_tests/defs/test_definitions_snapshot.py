@@ -33,7 +33,11 @@ def definitions_structure(defs: Definitions) -> dict[str, Any]:
     for check_key in graph.asset_check_keys:
         spec = graph.get_check_spec(check_key)
         checks.setdefault(check_key.asset_key.to_user_string(), []).append(
-            {"name": check_key.name, "blocking": spec.blocking}
+            {
+                "name": check_key.name,
+                "blocking": spec.blocking,
+                "partitioned": spec.partitions_def is not None,
+            }
         )
     assets = {}
     for spec in defs.resolve_all_asset_specs():

@@ -504,3 +504,23 @@ def test_notebook_reads_only_through_analysis_and_writes_nothing() -> None:
     sources = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
     for forbidden in ("duckdb.connect", "savefig", ".to_csv", ".to_parquet", "open("):
         assert forbidden not in sources
+
+
+def test_the_default_target_is_the_configured_one_not_the_last_audited() -> None:
+    summary = pd.DataFrame(
+        {
+            "audit_id": ["1", "2", "3"],
+            "target": ["vault_bot", "recorded", "candidate"],
+            "started_at": pd.to_datetime(["2026-11-01", "2026-11-08", "2026-11-15"]),
+            "risk": [0.1, 0.2, None],  # the candidate's audit is still running
+            "status": ["finished", "finished", "running"],
+        }
+    )
+    assert analysis.default_target(summary, "vault_bot") == (
+        "vault_bot",
+        "the default target in audit.yaml",
+    )
+    # A default with no scored audit here (a warehouse from elsewhere): the latest, and why.
+    target, why = analysis.default_target(summary, "candidate")
+    assert target == "recorded" and "candidate has none" in why
+    assert analysis.default_target(summary)[0] == "recorded"

@@ -31,6 +31,7 @@ class AuditBuilder:
     suite_hash: str = "suitehash0001"
     started_at: datetime = field(default_factory=lambda: datetime(2026, 11, 23, 8, 0, tzinfo=UTC))
     decision: str | None = None
+    decision_rule: str | None = None
     risk: float | None = None
     hallucination_rate: float | None = None
     scope: str = "full"  # audits.scope: full, partial or interactive
@@ -253,6 +254,7 @@ class AuditBuilder:
             "config_hash": "confighash41d2",
             "dagster_run_id": "run-" + self.audit_id[-8:],
             "decision": self.decision,
+            "decision_rule": self.decision_rule,
             "risk": risk,
             "scope": self.scope,
         }

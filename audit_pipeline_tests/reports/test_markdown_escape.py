@@ -1,4 +1,5 @@
-"""escape_markdown: model text becomes literal characters in any CommonMark/GFM renderer."""
+"""escape_markdown: model text becomes literal characters in any CommonMark/GFM renderer, and
+the file still reads as typed: only what Markdown would read as markup is escaped."""
 
 from __future__ import annotations
 
@@ -9,49 +10,57 @@ from audit_pipeline.reports.markdown_report import escape_markdown
 
 NASTY = (
     "![x](http://evil/x.png) [link](javascript:alert(1)) <b onmouseover=x>hi</b> &amp; "
-    "*em* _em_ `code` ~~del~~ ==hl== | pipe \\[ @someone #12 www.evil.example $x$"
+    "*em* _em_ `code` ~~del~~ | pipe \\[ @someone www.evil.example $x$"
 )
 
 
-def test_metacharacters_become_character_references() -> None:
+def test_markup_characters_are_escaped_with_a_backslash() -> None:
     escaped = escape_markdown(NASTY)
 
-    for raw in ("[", "]", "<", ">", "*", "_", "`", "~", "=", "|", "@", "#", "$", "://", "www."):
-        assert raw not in escaped.replace("&#", "")  # only inside our own references
-    assert escaped.startswith("!&#91;x&#93;(http&#58;&#47;&#47;evil/x.png)")
-    assert "&#38;amp;" in escaped  # an entity in the data stays visible as typed
+    assert escaped.startswith("!\\[x\\](http&#58;&#47;&#47;evil/x.png) \\[link\\]")
+    for escaped_form in ("\\*em\\*", "\\_em\\_", "\\`code\\`", "\\~\\~del", "\\| pipe", "\\$x\\$"):
+        assert escaped_form in escaped
+    assert "\\<b onmouseover=x>hi\\</b>" in escaped
+    assert "\\&amp;" in escaped  # an entity in the data stays visible as typed
+    # Autolinks, which a backslash does not stop, become character references.
+    assert "&#64;someone" in escaped and "&#119;&#119;&#119;&#46;evil" in escaped
 
 
-def test_underscores_inside_words_stay_readable() -> None:
+def test_what_markdown_does_not_read_as_markup_stays_as_typed() -> None:
+    plain = "Do not deploy: gate hallucinations 4 > 0. R&D, 66.7% < 85%; issue #12; a = b; 6. x"
+    assert escape_markdown(plain) == plain
     assert escape_markdown("vault_bot must_not_appear") == "vault_bot must_not_appear"
-    assert escape_markdown("_em_ __strong__") == "&#95;em&#95; &#95;&#95;strong&#95;&#95;"
+    assert escape_markdown("_em_ __strong__") == "\\_em\\_ \\_\\_strong\\_\\_"
 
 
 def test_line_starts_cannot_open_block_structure() -> None:
-    text = "# Heading\n- item\n+ item\n> quote\n12. item\n        code\n---\n4.3 Leavers"
+    text = "# Heading\n- item\n+ item\n> quote\n12. item\n        code\n---\n===\n4.3 Leavers"
     escaped = escape_markdown(text, line_start=True)
 
     assert escaped.split("\n") == [
-        "&#35; Heading",
-        "&#45; item",
-        "&#43; item",
-        "&#62; quote",
-        "&#49;&#50;&#46; item",
+        "\\# Heading",
+        "\\- item",
+        "\\+ item",
+        "\\> quote",
+        "12\\. item",
         "code",
-        "&#45;--",
+        "\\---",
+        "\\===",
         "4.3 Leavers",  # not a list marker: left readable
     ]
 
 
 def test_inline_text_keeps_its_spacing_and_numbers() -> None:
     assert escape_markdown(" 6. Key Rotation") == " 6. Key Rotation"
-    assert escape_markdown("- a\n- b") == "- a\n&#45; b"  # the second line starts a line
+    assert escape_markdown("- a\n- b") == "- a\n\\- b"  # the second line starts a line
 
 
-def test_escaped_cells_survive_markdown_table_and_keep_the_columns() -> None:
-    table = markdown_table([{"a": escape_markdown("x | y [z](q)"), "b": "ok"}], ["a", "b"])
+def test_escaped_cells_keep_the_columns_of_a_table() -> None:
+    table = markdown_table(
+        [{"a": escape_markdown("x | y [z](q)"), "b": "ok"}], ["a", "b"], escaped=True
+    )
 
-    assert table.splitlines()[2] == "| x &#124; y &#91;z&#93;(q) | ok |"
+    assert table.splitlines()[2] == "| x \\| y \\[z\\](q) | ok |"
 
 
 @pytest.mark.parametrize("empty", [None, ""])
@@ -61,8 +70,14 @@ def test_empty_text_stays_empty(empty: str | None) -> None:
 
 def test_rendered_nasty_text_has_no_tags_links_or_formatting() -> None:
     markdown_it = pytest.importorskip("markdown_it")
-    rendered = markdown_it.MarkdownIt("commonmark", {"html": True}).render(escape_markdown(NASTY))
+    renderer = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table")
+    rendered = renderer.render(escape_markdown(NASTY))
 
-    for tag in ("<a ", "<img", "<b ", "<em>", "<code>", "<del>", "<strong>"):
+    for tag in ("<a ", "<img", "<b ", "<em>", "<code>", "<del>", "<strong>", "<table"):
         assert tag not in rendered
     assert "[link](javascript:alert(1))" in rendered
+    assert "&lt;b onmouseover=x&gt;hi&lt;/b&gt;" in rendered  # shown, not interpreted
+
+    cell = markdown_table([{"a": escape_markdown("x | *y*"), "b": "ok"}], ["a", "b"], escaped=True)
+    table = renderer.render(cell)
+    assert table.count("<td>") == 2 and "<em>" not in table and "x | *y*" in table

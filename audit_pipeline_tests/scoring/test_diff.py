@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from audit_pipeline.commands.diff_command import scope_notices
 from audit_pipeline.config import load_config
+from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.warehouse.risk_tables import asked_prompts, prompt_risks
 from audit_pipeline.warehouse.store import Warehouse
 
@@ -52,3 +54,18 @@ def test_diff_compares_only_prompts_asked_in_both_and_rounds_every_number(
     assert diff["risk_change"]["before"] == round(before, 4)
     assert f"risk change: risk {before:.3f} ->" in printed
     assert "None" not in printed and not re.search(r"\d\.\d{4,}", printed)
+
+
+def _outcome(target: str, suite: str) -> AuditOutcome:
+    return AuditOutcome(f"a-{target}", target, suite, "deploy", 0.0, {}, {}, [], [])
+
+
+def test_diff_of_two_targets_or_suites_says_so_before_the_figures() -> None:
+    same = scope_notices(_outcome("bot", "suite"), _outcome("bot", "suite"))
+    assert same == []
+    other = scope_notices(_outcome("bot", "suite"), _outcome("bot-v2", "suite-b"))
+    assert other == [
+        "note: the audits are of different targets (bot -> bot-v2): the change compares two "
+        "systems, not one system over time",
+        "note: the audits ran different suites (suite -> suite-b)",
+    ]

@@ -121,7 +121,7 @@ def test_a_secret_echoed_in_an_answer_is_redacted_everywhere_and_fails_secret_ec
     )
     home = tmp_path / "dagster_home"
     home.mkdir()
-    shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+    shutil.copy(REPO_ROOT / "dagster_instance.yaml", home / "dagster.yaml")
     env = {"AUDIT_TEST_BOT_TOKEN": TOKEN, "DAGSTER_HOME": str(home)}
     args = ("run", "--no-progress", "--id", "ENC-001", "--id", "SOC2-001", "--verbose")
     first = cli(config, *args, env=env)

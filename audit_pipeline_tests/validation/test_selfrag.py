@@ -115,3 +115,21 @@ def test_gate_and_support_levels() -> None:
 def test_thresholds_must_be_ordered() -> None:
     with pytest.raises(ValueError, match="reject_confidence"):
         ValidationSettings(accept_confidence=0.3, reject_confidence=0.6)
+
+
+def test_a_passage_that_contradicts_the_claim_is_never_said_to_support_it(validator) -> None:
+    """``provenance[].supports`` is true only for a claim the passage backs; the passage a
+    contradicted claim was judged against is flagged ``contradicts`` instead."""
+    answer = "Production databases take a full snapshot every week."
+    result = validator.validate(QUESTION, answer, BACKUP_SOURCES).to_dict()
+    (claim,) = result["claims"]
+    assert claim["label"] == "contradicted", claim["justification"]
+    assert not any(passage["supports"] for passage in claim["provenance"])
+    assert any(passage["contradicts"] for passage in claim["provenance"])
+
+    backed = validator.validate(QUESTION, "Production databases take a full snapshot every day.",
+                                BACKUP_SOURCES).to_dict()  # fmt: skip
+    (claim,) = backed["claims"]
+    assert claim["label"] == "supported"
+    assert any(p["supports"] for p in claim["provenance"])
+    assert not any(p["contradicts"] for p in claim["provenance"])

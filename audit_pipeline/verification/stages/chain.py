@@ -115,11 +115,7 @@ class VerifierChain:
         self.identity = chain_digest(self.stages, with_code=True)
         self.version = self.identity
         figures = measured_figures(self.digest)
-        self.measured: dict[str, Any] | None = figures
-        self.quality = figures["summary"] if figures else NOT_MEASURED
-
-    def stage(self, name: str) -> Stage | None:
-        return next((s for s in self.stages if s.name == name), None)
+        self.quality = str(figures["summary"]) if figures else NOT_MEASURED
 
     def describe(self) -> list[dict[str, Any]]:
         return [s.describe() for s in self.stages]
