@@ -66,10 +66,14 @@ def test_dask_local_cluster_writes_the_rows_of_one_process(
     run = cli(batched, "run", "--executor", "dask", "--workers", "2", "--report-only")
     assert run.returncode == 0, run.stderr
     assert_only_progress_lines(run.stderr)
-    assert run.stderr.strip().splitlines()[0].endswith(
-        "] detection.batches is 1, so no step would run on the dask cluster: this run splits "
-        "detection into 2 batches for its 2 worker(s) (set detection.batches in audit.yaml to "
-        "choose)"
+    assert (
+        run.stderr.strip()
+        .splitlines()[0]
+        .endswith(
+            "] detection.batches is 1, so no step would run on the dask cluster: this run splits "
+            "detection into 2 batches for its 2 worker(s) (set detection.batches in audit.yaml to "
+            "choose)"
+        )
     )
     _assert_only_batches_left_the_cli(batched)
     assert_rows_of_one_process(one_process, batched)
