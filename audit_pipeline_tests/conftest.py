@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -25,6 +26,11 @@ from audit_pipeline_tests.helpers import (
     CountingEmbedder,
     write_audit_config,
 )
+
+# Property tests: no per-example deadline (2 shared cores make timings meaningless) and the
+# same examples on every run, so a failure in CI is the failure a developer reproduces.
+settings.register_profile("audit", deadline=None, derandomize=True)
+settings.load_profile("audit")
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from audit_pipeline.claims.filters import (
     suggestion_holes,
 )
 from audit_pipeline.records.claims import Claim
+from audit_pipeline.specifics.language import parse_many
 from audit_pipeline.text.scripts import unread_script
 from audit_pipeline.text.sentences import Span, clause_spans, sentence_spans, trim, word_count
 
@@ -126,9 +127,10 @@ class SentenceClaimExtractor:
     """
 
     name = "sentence"
-    # 2: an answer mostly in a script other than Latin yields no claim (it was read, wrongly,
-    # wherever a digit made a segment look like one).
-    version = "2"
+    # 2: denials are claims, verbless clause pieces merge, bare numbers dropped; 3: an answer
+    # mostly in a script other than Latin yields no claim (it was read, wrongly, wherever a
+    # digit made a segment look like one).
+    version = "3"
 
     def __init__(
         self,
@@ -187,13 +189,40 @@ class SentenceClaimExtractor:
             if self.split_clauses and word_count(response[seg_start:seg_end]) >= (
                 self.clause_min_words
             ):
-                pieces = clause_spans(response, seg_start, seg_end)
+                pieces = with_predicates(response, clause_spans(response, seg_start, seg_end))
             for piece_start, piece_end in pieces:
                 span = _strip_edges(response, piece_start, piece_end)
                 text = response[span[0] : span[1]]
                 if word_count(text) < self.min_words and not re.search(r"\d", text):
                     continue
+                if not re.search(r"[^\W\d_]", text):  # "3.": no word says what it is about
+                    continue
                 if is_non_factual(text, self.fallback_sentences):
                     continue
                 piece_kind = "clause" if len(pieces) > 1 else kind
                 yield make_claim(response, span[0], span[1], piece_kind)
+
+
+def with_predicates(text: str, pieces: list[Span]) -> list[Span]:
+    """Clause pieces of one sentence, each with a verb of its own: a piece with none ("only in
+    region X", "with no exceptions") says nothing alone, so it stays with the clause before it
+    (the first piece with the one after it) and keeps that clause's subject and verb."""
+    if len(pieces) < 2:
+        return pieces
+    docs = parse_many([text[start:end] for start, end in pieces])
+    merged: list[Span] = []
+    pending: int | None = None  # the start of a leading piece with no verb
+    for (start, end), doc in zip(pieces, docs, strict=True):
+        has_verb = any(token.pos_ in ("VERB", "AUX") for token in doc)
+        if pending is not None:
+            start, pending = pending, None
+        if has_verb or not merged:
+            if not has_verb:
+                pending = start
+                continue
+            merged.append((start, end))
+        else:
+            merged[-1] = (merged[-1][0], end)
+    if pending is not None:  # no piece had a verb: the sentence stays whole
+        merged.append((pending, pieces[-1][1]))
+    return merged

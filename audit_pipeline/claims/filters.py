@@ -46,9 +46,19 @@ _PLEASANTRY = re.compile(
     re.IGNORECASE,
 )
 # Generic "I cannot answer" sentences: a bot declining is not a factual claim.
+# "I don't have" is a refusal when what the bot lacks is information or access ("I don't have
+# that information", "... access to your account"); "No, I do not have a current SOC 2 report"
+# denies the thing asked about, and is a claim to check.
+_INFORMATION = (
+    r"(?:that |this |any |enough |the |such |specific |further |additional |more |current "
+    r"|real-time |up-to-date |direct |personal )*(?:information|info|details|data|knowledge"
+    r"|access|answer|context|records?|visibility|insight|figures|specifics|way)\b"
+)
 _FALLBACK = re.compile(
     r"(?:\bi (?:do not|don't|didn't|cannot|can't|am unable to|am not able to|'m unable to"
-    r"|'m not able to) (?:have|find|know|answer|provide|say|determine|locate|access)\b"
+    r"|'m not able to) (?:find|know|answer|provide|say|determine|locate|access)\b"
+    r"|\bi (?:do not|don't|didn't|cannot|can't|am unable to|am not able to|'m unable to"
+    r"|'m not able to) have " + _INFORMATION +
     r"|\bi'?m (?:sorry|afraid)\b.*\b(?:not|no|unable|cannot|can't|don't)\b"
     r"|\b(?:no|not enough|insufficient) (?:information|details|data|context)\b.*"
     r"\b(?:available|provided|given|found|mentioned)\b"

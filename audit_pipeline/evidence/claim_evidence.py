@@ -25,6 +25,7 @@ from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
 from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.specifics.extract import Kind, Specific, extract_many
+from audit_pipeline.text.normalize import reading_form
 
 VAULT = "vault"
 # Passages added per name or identifier a claim's ranked passages lack.
@@ -105,10 +106,11 @@ def ground_claims(
     passages lack, looked up word for word."""
     evidence = [list(passages) for passages in context]
     if claims and vault is not None:
-        hits = vault.search_many(list(claims), k=top_k)
+        queries = [reading_form(claim) for claim in claims]  # what every check reads
+        hits = vault.search_many(queries, k=top_k)
         for passages, claim_hits in zip(evidence, hits, strict=True):
             _extend(passages, (vault_passage(hit) for hit in claim_hits))
-        _look_up_names(claims, evidence, vault)
+        _look_up_names(queries, evidence, vault)
     return evidence
 
 
@@ -134,7 +136,7 @@ def _look_up_names(
     missed ("Report date | 29 May 2026") must not read as absent or contradicted."""
     wanted: dict[int, list[str]] = {}
     for index, (passages, found) in enumerate(zip(evidence, extract_many(claims), strict=True)):
-        held = " ".join(p.text for p in passages).lower()
+        held = reading_form(" ".join(p.text for p in passages)).lower()
         phrases = [s.surface for s in found if _looked_up(s) and s.surface.lower() not in held]
         if phrases:
             wanted[index] = phrases

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -22,6 +22,7 @@ from audit_pipeline.embedding import Embedder, MemoEmbedder
 from audit_pipeline.records.claims import Claim
 from audit_pipeline.records.evidence import EvidencePassage
 from audit_pipeline.records.verdict_provenance import ClaimKey, PriorVerdict
+from audit_pipeline.text.normalize import normalize
 
 if TYPE_CHECKING:
     from audit_pipeline.verification.entailment import EntailmentModel
@@ -71,14 +72,30 @@ class History:
         return History(prior, self.current_chunks & mentioned, self.chunks_ever & mentioned)
 
 
+def _in_reading_form(passage: EvidencePassage) -> EvidencePassage:
+    read = normalize(passage.text)
+    return replace(passage, text=read.text) if read.changed else passage
+
+
 class Batch:
-    """Answers verified together, and the analyses computed over all their claims."""
+    """Answers verified together, and the analyses computed over all their claims.
+
+    Stages and analyses read the claims and their evidence in reading form
+    (``text/normalize.py``: invisible characters dropped, compatibility forms folded), so a
+    zero-width space or a soft hyphen inside a word changes no verdict; ``original_span``
+    maps a span of a claim's reading form back into the claim as the bot wrote it.
+    """
 
     def __init__(self, answers: Sequence[Answer], embedder: Embedder | None = None) -> None:
         self.answers = tuple(answers)
-        self.claims: list[Claim] = [c for a in self.answers for c in a.claims]
+        written = [c for a in self.answers for c in a.claims]
+        self._read = [normalize(c.text) for c in written]
+        self.claims: list[Claim] = [
+            replace(c, text=read.text) if read.changed else c
+            for c, read in zip(written, self._read, strict=True)
+        ]
         self.evidence: list[tuple[EvidencePassage, ...]] = [
-            e for a in self.answers for e in a.evidence
+            tuple(_in_reading_form(p) for p in e) for a in self.answers for e in a.evidence
         ]
         self._embedder = embedder
         self._analyses: dict[Callable[[Batch], Any], list[Any]] = {}
@@ -114,11 +131,15 @@ class Batch:
             self._analyses[compute] = result
         return self._analyses[compute]
 
+    def original_span(self, index: int, start: int, end: int) -> tuple[int, int]:
+        """A span of claim ``index``'s reading form as a span of the claim as written."""
+        return self._read[index].to_original(start, end)
+
     def claim_key(self, index: int) -> ClaimKey | None:
         answer = self.answers[self._answer_of(index)]
         if answer.key is None:
             return None
-        return (answer.key[0], answer.key[1], self.claims[index].text)
+        return (answer.key[0], answer.key[1], self._read[index].original)
 
     def _answer_of(self, index: int) -> int:
         return bisect.bisect_right(self.starts, index) - 1

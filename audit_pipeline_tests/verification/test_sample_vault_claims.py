@@ -149,3 +149,20 @@ def test_a_fabricated_name_is_unsupported_when_the_vault_never_states_it(
     assert verdict.label in HALLUCINATION_LABELS
     assert verdict.decided_by == "specifics"
     assert "Okta" in verdict.justification
+
+
+HIDDEN = ["\u200b", "\u00ad", "\u2060", "\u202e"]
+
+
+@pytest.mark.parametrize("hidden", HIDDEN)
+def test_an_invisible_character_inside_a_falsehood_changes_nothing(
+    hidden: str, retriever: HybridRetriever, verifier: VerifierChain
+) -> None:
+    """A zero-width space, a soft hyphen, a word joiner or a bidi override inside a word: the
+    falsehood is caught as the clean sentence is, and its error span points into the words as
+    the bot wrote them."""
+    claim = f"Key encryption keys are rotated quar{hidden}terly."
+    (verdict,) = verdicts([claim], retriever, verifier)
+    assert (verdict.label, verdict.decided_by) == (Label.CONTRADICTED, "specifics")
+    pointed = [claim[s:e] for s, e in verdict.error_spans]
+    assert f"quar{hidden}terly" in pointed, pointed

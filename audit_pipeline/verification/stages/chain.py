@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from audit_pipeline.embedding import Embedder, MemoEmbedder
@@ -160,7 +161,10 @@ class VerifierChain:
             for state, finding in zip(states, findings, strict=True):
                 if finding is not None:
                     apply_finding(state, finding, stage)
-        verdicts = [self._verdict(state) for state in states]
+        verdicts = [
+            self._verdict(state, partial(_original_span, batch, i))
+            for i, state in enumerate(states)
+        ]
         return [
             AnswerVerdicts(verdicts[start : start + len(answer.claims)], answer_probability[number])
             for number, (answer, start) in enumerate(zip(batch.answers, batch.starts, strict=True))
@@ -192,7 +196,11 @@ class VerifierChain:
             for index, state in enumerate(states)
         ]
 
-    def _verdict(self, state: ClaimState) -> Verdict:
+    def _verdict(
+        self,
+        state: ClaimState,
+        to_original: Callable[[tuple[int, int]], tuple[int, int]] = lambda span: span,
+    ) -> Verdict:
         label = state.label or Label.UNVERIFIABLE
         probability = state.probability
         if probability is None:
@@ -210,9 +218,13 @@ class VerifierChain:
             prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens,
             cost_usd=usage.cost_usd,
-            error_spans=tuple(sorted(state.error_spans)),
+            error_spans=tuple(sorted({to_original(span) for span in state.error_spans})),
             superseded_chunk_ids=state.superseded_ids,
         )
+
+
+def _original_span(batch: Batch, index: int, span: tuple[int, int]) -> tuple[int, int]:
+    return batch.original_span(index, *span)
 
 
 def state_of(verdict: Verdict) -> ClaimState:
