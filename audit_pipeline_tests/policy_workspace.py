@@ -9,6 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from benchmarks.chat_server import ReceivedRequest, ServerReply
 from benchmarks.reaudit_workspace import write_replay_workspace
 
 DOCUMENTS = {
@@ -71,3 +74,31 @@ def write_policy_workspace(root: Path, **detection: Any) -> Path:
     return write_replay_workspace(
         root, prompts, records, detection={"evidence_top_k": 2, **detection}
     )
+
+
+def prompt_id_of(request: ReceivedRequest) -> str:
+    """The prompt id a request of the workspace's ``bot`` target asks about."""
+    return str(request.json()["prompt"]).removeprefix("Question ").rstrip("?")
+
+
+def policy_answer(request: ReceivedRequest) -> ServerReply:
+    """The recorded answer to the prompt a ``bot`` request asks (the replay's, over HTTP)."""
+    return ServerReply(body={"answer": ANSWERS[prompt_id_of(request)]})
+
+
+def use_http_bot(config: Path, url: str, **target: Any) -> Path:
+    """Make the workspace audit a chat bot at ``url`` (target ``bot``, one call at a time)
+    instead of its recording: a test's server decides what it answers, and when."""
+    settings = yaml.safe_load(config.read_text())
+    settings["targets"]["bot"] = {
+        "type": "http",
+        "url": url,
+        "answer_path": "$.answer",
+        "concurrency": 1,
+        "timeout_s": 60,
+        "max_retries": 0,
+        **target,
+    }
+    settings["defaults"]["target"] = "bot"
+    config.write_text(yaml.safe_dump(settings, sort_keys=False))
+    return config

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from audit_pipeline.claims.claim import ClaimExtractor
+from audit_pipeline.claims.claim_length import bound_claims
 from audit_pipeline.records.claims import AnsweredTurn, AuditClaim, Claim
 
 
@@ -40,6 +41,8 @@ class CappedAnswer:
 class ClaimExtraction:
     claims: list[AuditClaim]
     capped: list[CappedAnswer]
+    # (prompt id, turn, sentences cut) of answers with sentences over the claim length limit
+    cut: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 def extract_claims(
@@ -48,14 +51,20 @@ def extract_claims(
     """Claims of every answered turn; failed calls and empty answers have none.
 
     ``max_per_answer`` keeps the first claims of an answer (in text order): a megabyte of one
-    sentence repeated must not cost hours of verification, and the cap is reported.
+    sentence repeated must not cost hours of verification, and the cap is reported. A claim
+    over the length limit is cut into fragments first (``claim_length``), so the cap bounds
+    an answer's work whatever its shape.
     """
     claims: list[AuditClaim] = []
     capped: list[CappedAnswer] = []
+    cut: list[tuple[str, int, int]] = []
     for turn in turns:
         if turn.error or not turn.response:
             continue
-        found = extractor.extract(turn.response)
+        bounded = bound_claims(turn.response, extractor.extract(turn.response))
+        found = bounded.claims
+        if bounded.cut:
+            cut.append((turn.prompt_id, turn.turn, bounded.cut))
         if max_per_answer is not None and len(found) > max_per_answer:
             capped.append(CappedAnswer(turn.prompt_id, turn.turn, len(found), max_per_answer))
             found = found[:max_per_answer]
@@ -69,4 +78,4 @@ def extract_claims(
                     extractor=extractor.name,
                 )
             )
-    return ClaimExtraction(claims, capped)
+    return ClaimExtraction(claims, capped, cut)

@@ -19,6 +19,7 @@ from audit_pipeline.claims.filters import (
 )
 from audit_pipeline.records.claims import Claim
 from audit_pipeline.specifics.language import parse_many
+from audit_pipeline.text.scripts import unread_script
 from audit_pipeline.text.sentences import Span, clause_spans, sentence_spans, trim, word_count
 
 _BULLET = re.compile(r"^\s*(?:[-*+•‣◦▪]|\d{1,3}[.)]|[A-Za-z][.)])\s+")
@@ -116,7 +117,8 @@ def content_lines(text: str) -> Iterator[tuple[int, int, bool]]:
 
 
 class SentenceClaimExtractor:
-    """Sentence- and clause-level claims with exact character spans.
+    """Sentence- and clause-level claims with exact character spans, of Latin-script text
+    (an answer mostly in another script yields none: ``text/scripts.py``).
 
     ``fallback_sentences`` are the bot's configured "I don't know" answers: they, and generic
     refusal patterns, are never claims. Sentences of at least ``clause_min_words`` words are
@@ -125,7 +127,10 @@ class SentenceClaimExtractor:
     """
 
     name = "sentence"
-    version = "2"  # 2: denials are claims, verbless clause pieces merge, bare numbers dropped
+    # 2: denials are claims, verbless clause pieces merge, bare numbers dropped; 3: an answer
+    # mostly in a script other than Latin yields no claim (it was read, wrongly, wherever a
+    # digit made a segment look like one).
+    version = "3"
 
     def __init__(
         self,
@@ -141,6 +146,10 @@ class SentenceClaimExtractor:
         self.min_words = min_words
 
     def extract(self, response: str) -> list[Claim]:
+        if unread_script(response) is not None:
+            # Its rules are for Latin-script prose: an Arabic or Hebrew answer is not read at
+            # all rather than cut where a digit happens to stand (completeness counts it).
+            return []
         holes = (
             citation_holes(response)
             + fallback_holes(response, self.fallback_sentences)

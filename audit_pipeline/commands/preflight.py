@@ -2,9 +2,11 @@
 
 A CI job reads exit 1 as "the release is bad" and anything else as "the job is broken", so every
 mistake that can be found before the audit must end in one ``error:`` line and exit 2, with
-nothing written: names and arguments, the suite, the recording, the environment variables that
-hold keys, where ``--json`` goes, the vault and the warehouse. Found later, inside Dagster, the
-same mistakes used to come out as pages of stack traces after minutes of work.
+nothing written: names and arguments, a selection of no prompt, the suite, the recording, the
+environment variables that hold keys, where ``--json`` goes, the reader folder
+(``reader_preflight``), the vault, the warehouse file and the free disk
+(``storage_preflight``); the cluster's are in ``cluster_preflight``. Found later, inside
+Dagster, the same mistakes used to come out as pages of stack traces after minutes of work.
 """
 
 from __future__ import annotations
@@ -16,9 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-
-class UsageError(Exception):
-    """Bad configuration, arguments or inputs: exit code 2."""
+from audit_pipeline.commands.usage_error import UsageError as UsageError  # re-exported
 
 
 def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
@@ -36,6 +36,7 @@ def check_run(config: Any, args: argparse.Namespace) -> tuple[str, str]:
     _check_waivers(config, prompt_ids)
     if args.json is not None:
         check_writable_file(args.json, "--json")
+    check_reader(config)
     check_vault(config)
     check_warehouse(config)
     return target, suite
@@ -62,6 +63,8 @@ def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str,
         selected = suite
         if args.category or args.ids:
             selected = suite.filter(categories=args.category or None, ids=args.ids or None)
+            if not selected.prompts:
+                raise UsageError(_nothing_selected(suite, args.category, args.ids))
         if not isinstance(target_config, VaultBotTargetConfig):
             built = build_target(target, target_config, base_dir=config.base_dir)
             try:
@@ -72,6 +75,21 @@ def _check_target_and_suite(config: Any, args: argparse.Namespace) -> tuple[str,
     except (ConfigError, SuiteValidationError, TargetConfigError, KeyError, ValueError) as error:
         raise UsageError(str(error)) from None
     return target, suite_name, [prompt.id for prompt in suite.prompts]
+
+
+def _nothing_selected(suite: Any, categories: list[str], ids: list[str]) -> str:
+    """Why ``--category`` and ``--id`` together select no prompt (each exists, in another
+    category): an empty audit would block on a 0 % pass rate, telling CI the bot is bad when
+    it was never asked anything."""
+    flags = " ".join([*(f"--category {c}" for c in categories), *(f"--id {i}" for i in ids)])
+    where = ", ".join(
+        f"{prompt.id} is in {prompt.category!r}" for prompt in suite.prompts if prompt.id in ids
+    )
+    return (
+        f"{flags} select no prompt of suite {suite.name!r}"
+        + (f" ({where})" if where else "")
+        + ": nothing to audit"
+    )
 
 
 def _check_waivers(config: Any, prompt_ids: list[str]) -> None:
@@ -148,6 +166,12 @@ def check_writable_folder(folder: Path, what: str) -> None:
         raise UsageError(f"{what} cannot be written: {error.strerror}") from None
 
 
+def check_reader(config: Any) -> None:
+    from audit_pipeline.commands.reader_preflight import check_reader as check_folder
+
+    check_folder(config)
+
+
 def check_vault(config: Any) -> None:
     from audit_pipeline.vault.documents import VaultError, check_vault
 
@@ -159,13 +183,24 @@ def check_vault(config: Any) -> None:
 
 def check_warehouse(config: Any) -> None:
     """The warehouse opens for writing (created and migrated if new): a read-only file or
-    folder, or a lock another process never lets go of, is reported now."""
+    folder, a damaged file, a disk without room, or a lock another process never lets go of,
+    is reported now."""
+    from audit_pipeline.commands.storage_preflight import check_free_space, check_warehouse_file
     from audit_pipeline.warehouse.store import Warehouse, WarehouseError
 
     warehouse = Warehouse(config.duckdb_path, config.storage.lock_timeout_s)
     check_writable_folder(warehouse.path.parent, f"the warehouse folder {warehouse.path.parent}")
     if warehouse.path.exists() and not os.access(warehouse.path, os.W_OK):
         raise UsageError(f"the warehouse {warehouse.path} is read-only")
+    check_warehouse_file(warehouse.path)  # before anything is written into it
+    check_free_space(
+        {
+            "the warehouse folder": warehouse.path.parent,
+            "the index folder": config.lancedb_path.parent,
+            "the response cache": config.cache_dir,
+        },
+        warehouse.path,
+    )
     try:
         warehouse.migrate()
     except WarehouseError as error:

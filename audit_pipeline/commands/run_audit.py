@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 import tempfile
 import uuid
 from collections.abc import Callable, Sequence
@@ -31,6 +32,12 @@ from dagster import (
     execute_job,
 )
 
+from audit_pipeline.commands.failed_runs import (
+    STOPPED,
+    fail_run,
+    fail_stopped_run,
+    stop_reason,
+)
 from audit_pipeline.commands.progress import RunWatcher, StageLines
 from audit_pipeline.commands.run_lock import (
     RUN_OWNER_TAG,
@@ -39,6 +46,7 @@ from audit_pipeline.commands.run_lock import (
     resume_lock_name,
     running_message,
 )
+from audit_pipeline.commands.stop_signals import StopSignals
 from audit_pipeline.config import AuditConfig
 from audit_pipeline.defs.graph import audit_job, reconstructable_audit_job
 from audit_pipeline.defs.run_storage import RunScopedIOManager
@@ -67,6 +75,9 @@ class RunOptions:
     executor: str | None = None
     scheduler: str | None = None  # dask: a running scheduler, else a LocalCluster of workers
     workers: int = 2
+    # Detection batches instead of detection.batches (cluster_preflight: a cluster run of a
+    # one-batch configuration is split so the workers get the work); None: as configured.
+    batches: int | None = None
 
 
 # Steps after the decision is committed: their failure loses a file, not the audit.
@@ -84,6 +95,10 @@ class RunResult:
     errors: list[str] = field(default_factory=list)
     asset_counts: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Audits this run started or resumed and left failed (``audits.status``), to resume.
+    failed_audits: list[str] = field(default_factory=list)
+    failed_step: str | None = None  # the step that failed first
+    stopped: bool = False  # ended by Ctrl-C or SIGTERM/SIGHUP rather than by a failure
 
 
 class _ProgressHandler(logging.Handler):
@@ -182,6 +197,10 @@ def _run_config(options: RunOptions) -> dict[str, Any]:
 
 
 AuditRunResult = ExecuteInProcessResult | JobExecutionResult
+INTERRUPTED = "DagsterExecutionInterruptedError"
+# "audit_pipeline.verification.reader.ReaderError: " before a message of our own: the message
+# says what is wrong, and the module path of its class means nothing to a CI log's reader.
+_OWN_CLASS = re.compile(r"^audit_pipeline(?:\.\w+)+: ")
 PARTITION_TAG = "dagster/partition"  # how a run launched by execute_job names its partition
 
 
@@ -192,7 +211,10 @@ def failures(result: AuditRunResult) -> list[tuple[str, str]]:
         if event.is_step_failure and event.step_failure_data.error is not None:
             error = event.step_failure_data.error
             cause = error.cause or error
-            messages.append((str(event.step_key), f"{event.step_key}: {cause.message.strip()}"))
+            text = _OWN_CLASS.sub("", cause.message.strip())
+            if INTERRUPTED in f"{cause.cls_name} {text}":  # Dagster's name for Ctrl-C/SIGTERM
+                text = STOPPED
+            messages.append((str(event.step_key), f"{event.step_key}: {text}"))
     return messages
 
 
@@ -215,17 +237,34 @@ def run_audit(
     watcher = (
         RunWatcher(runs, (PROGRESS_TAG, tags[PROGRESS_TAG]), stages) if stages is not None else None
     )
+    stops = StopSignals()
+    progress_tag = (PROGRESS_TAG, tags[PROGRESS_TAG])
     try:
-        with owning_run(config.duckdb_path, resume and resume_lock_name(resume)) as owner:
+        with (
+            owning_run(config.duckdb_path, resume and resume_lock_name(resume)) as owner,
+            stops.forwarded(),
+        ):
             if watcher is not None:
                 watcher.start()
             try:
-                return _run_owned(
+                result = _run_owned(
                     config_path, config, options, progress, {**tags, RUN_OWNER_TAG: owner}, runs
                 )
+            except BaseException as error:  # Ctrl-C, a forwarded SIGTERM, a crash
+                reason = stop_reason(stops, error)
+                failed = fail_stopped_run(config, runs, progress_tag, reason)
+                if not isinstance(error, KeyboardInterrupt):
+                    raise
+                return RunResult(False, errors=[reason], failed_audits=failed, stopped=True)
             finally:
                 if watcher is not None:
                     watcher.stop()
+            if not result.success:
+                result.failed_audits = fail_run(
+                    config, runs, progress_tag, result.failed_step, result.errors, stops
+                )
+                result.stopped = bool(stops.received) or any(STOPPED in e for e in result.errors)
+            return result
     except AuditRunning as error:
         return RunResult(False, errors=[running_message(resume or "?", str(error))])
 
@@ -246,7 +285,9 @@ def _run_owned(
     try:
         if options.processes > 1 or options.executor is not None:
             with execute_job(
-                reconstructable_audit_job(config_path, AUDIT_JOB, options.executor),
+                reconstructable_audit_job(
+                    config_path, AUDIT_JOB, options.executor, options.batches
+                ),
                 instance=runs,
                 run_config=_run_config(options),
                 tags={PARTITION_TAG: options.target, **tags},
@@ -287,7 +328,8 @@ def _collect(result: AuditRunResult, value: Callable[[str], Any]) -> RunResult:
     late = [message for step, message in failed if step in AFTER_DECISION]
     if len(late) < len(failed) or not _has(result, "risk_scores"):
         errors = [message for _, message in failed] or _run_failure(result)
-        return RunResult(False, errors=errors, asset_counts=counts)
+        first = next((step for step, _ in failed if step not in AFTER_DECISION), None)
+        return RunResult(False, errors=errors, asset_counts=counts, failed_step=first)
     report = value("audit_report") if _has(result, "audit_report") else None
     return RunResult(
         True,

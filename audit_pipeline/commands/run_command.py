@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from audit_pipeline.commands.preflight import UsageError, check_run
 from audit_pipeline.commands.progress import StageLines
@@ -41,6 +42,15 @@ def exit_code(decision: str, fail_on: str, report_only: bool) -> int:
     if decision == "block" or (decision == "warn" and fail_on == "warn"):
         return EXIT_BLOCKED
     return EXIT_OK
+
+
+def exit_now(code: int) -> NoReturn:
+    """Leave at once after a stopped run: its cluster is closed and its audit marked failed,
+    but a thread may still wait on a target that does not answer, and a normal exit would
+    wait for it (up to the target's timeout) before the process could end."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def repeat_options(options: RunOptions, attempt: int, keep_cache: bool) -> RunOptions:
@@ -107,6 +117,7 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         print_worst_claims,
     )
     from audit_pipeline.commands.console import worst_claims as load_worst
+    from audit_pipeline.commands.resume_notice import resume_notice
     from audit_pipeline.commands.run_audit import (
         combine_repeats,
         instance,
@@ -116,6 +127,7 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
     from audit_pipeline.commands.run_lock import AuditRunning, check_not_running
     from audit_pipeline.logs import add_json_file_handler
     from audit_pipeline.reports.write import write_outcome_report
+    from audit_pipeline.runs.evidence_changes import EvidenceChanges
     from audit_pipeline.suites.fuzz import parse_transformations
     from audit_pipeline.targets.expected_time import answering_line
     from audit_pipeline.warehouse.audit_tables import (
@@ -127,7 +139,7 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
     from audit_pipeline.warehouse.verdict_tables import judge_usage
 
     target, suite = check_run(config, args)
-    check_executor(config, args)
+    cluster = check_executor(config, args)
     resume = None
     if args.resume:
         if args.repeat > 1:
@@ -144,6 +156,8 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
             check_not_running(config.duckdb_path, instance(config), resume)
         except (AuditNotResumableError, AuditRunning) as error:
             raise UsageError(str(error)) from None
+        use_cache = config.cache.use_by_default if args.use_cache is None else args.use_cache
+        print(resume_notice(Warehouse(config.duckdb_path), resume, use_cache), file=sys.stderr)
     options = RunOptions(
         target=target,
         suite=suite,
@@ -158,7 +172,11 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         executor=args.executor,
         scheduler=args.scheduler,
         workers=args.workers or DEFAULT_WORKERS,
+        batches=cluster.batches,
     )
+    if args.no_progress:  # otherwise the first progress lines say it (below)
+        for notice in cluster.notices:
+            print(notice, file=sys.stderr)
     turns = None if args.no_progress else planned_turns(config, suite, options)
     announced = None
     if turns is not None:  # before anything runs: what is asked, of whom, for how long
@@ -179,6 +197,9 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         # A line per stage, terminal or not (make, CI): never a silent log. On a terminal the
         # bar counts the answers; without one, a line does every 10 s.
         stages = _stage_lines(args.no_progress, bar)
+        if stages is not None and attempt == 0:
+            for notice in cluster.notices:  # a stamped line, as every line of a run is
+                stages.line(notice)
         if stages is not None and announced is not None and attempt == 0:
             stages.line(announced)
         run_options = repeat_options(options, attempt, args.repeat_cache)
@@ -194,7 +215,15 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         if not result.success or result.outcome is None:
             for message in result.errors:
                 print(f"error: {message}", file=sys.stderr)
+            for audit_id in result.failed_audits:
+                print(
+                    f"error: audit {audit_id} is recorded as failed; continue it with: "
+                    f"audit-pipeline run --resume {audit_id}",
+                    file=sys.stderr,
+                )
             log_handler.close()
+            if result.stopped:
+                exit_now(EXIT_USAGE)
             return EXIT_USAGE
         outcomes.append(result.outcome)
         report = result.report
@@ -221,6 +250,13 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         "dropped": claim_meta.get("capped_claims_dropped", 0),
         "answers": claim_meta.get("capped", []),
     }
+    assertion_meta = dict(result.asset_counts).get("assertion_results") or {}
+    changed = assertion_meta.get("changed_documents") or {}
+    payload["evidence_changed"] = {
+        "verdicts": int(assertion_meta.get("evidence_changed", 0)),
+        "documents": changed,
+    }
+    verdicts_changed = int(assertion_meta.get("evidence_changed", 0))
     # From the audit row rather than run metadata: a resumed run may not re-run verdicts.
     payload["judge"] = judge_usage(Warehouse(config.duckdb_path), outcome.audit_id)
     release = outcome.release
@@ -262,6 +298,8 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         args.json.write_text(json.dumps(payload, indent=2, default=str))
     # The last line of stdout, whatever else was printed: what a CI log is read for.
     print(f"\n{decision_line(release, args.repeat)}")
+    if changed:
+        print(f"warning: {EvidenceChanges(changed, verdicts_changed).summary()}", file=sys.stderr)
     for warning in result.warnings:
         print(
             f"warning: {warning} (the audit and its decision are recorded; write the report "

@@ -34,6 +34,7 @@ from dagster import (
 )
 
 from audit_pipeline.claims.audit_claims import extract_claims
+from audit_pipeline.claims.claim_length import cut_note
 from audit_pipeline.defs.cluster_execution import CLUSTER_STEP_TAGS
 from audit_pipeline.defs.resources import (
     AuditResource,
@@ -114,12 +115,15 @@ def build_claim_verification_assets(
                     f"{cap.prompt_id} turn {cap.turn}: {cap.found} claims, only the first "
                     f"{cap.kept} are checked (detection.max_claims_per_answer)"
                 )
+            for prompt_id, turn, cut in extraction.cut:
+                context.log.warning(f"{prompt_id} turn {turn}: {cut_note(cut)}")
             capped = {
                 "capped_answers": len(extraction.capped),
                 "capped_claims_dropped": sum(c.dropped for c in extraction.capped),
                 "capped": MetadataValue.json(
                     [f"{c.prompt_id}:{c.turn} {c.found} -> {c.kept}" for c in extraction.capped]
                 ),
+                "cut_sentences": sum(cut for _, _, cut in extraction.cut),
             }
         per_turn = Counter((c.prompt_id, c.turn) for c in found)
         preview = [

@@ -62,14 +62,15 @@ def target_partitions(config: AuditConfig) -> StaticPartitionsDefinition:
     return StaticPartitionsDefinition(sorted(config.targets))
 
 
-def build_assets(config: AuditConfig) -> list[AssetsDefinition]:
-    """Every asset; the audit stages are partitioned by the configured targets."""
+def build_assets(config: AuditConfig, batches: int | None = None) -> list[AssetsDefinition]:
+    """Every asset; the audit stages are partitioned by the configured targets. ``batches``
+    overrides ``detection.batches`` (how the work is split, not what it finds)."""
     partitions = target_partitions(config)
     return [
         *VAULT_ASSETS,
         prompt_suite,
         build_responses_asset(partitions),
-        *build_claim_verification_assets(partitions, config.detection.batches),
+        *build_claim_verification_assets(partitions, batches or config.detection.batches),
         *build_validation_assets(partitions),
         *build_scoring_report_assets(
             partitions,
@@ -98,15 +99,19 @@ def cluster_executor(name: str) -> ExecutorDefinition:
 
 
 def build_definitions(
-    config_path: str | Path | None = None, executor: str | None = None
+    config_path: str | Path | None = None,
+    executor: str | None = None,
+    batches: int | None = None,
 ) -> Definitions:
     """Every definition; the jobs run under Dagster's default executor, or the cluster
-    ``executor`` named (see :func:`cluster_executor`)."""
+    ``executor`` named (see :func:`cluster_executor`), with ``batches`` detection batches
+    instead of ``detection.batches`` when given (a cluster run of a one-batch configuration:
+    ``commands/cluster_preflight``)."""
     path = Path(config_path) if config_path else default_config_path()
     config = load_config(path)
     return Definitions(
         executor=cluster_executor(executor) if executor else None,
-        assets=[*build_assets(config), *EVALUATION_ASSETS],
+        assets=[*build_assets(config, batches), *EVALUATION_ASSETS],
         asset_checks=build_checks(config),
         jobs=[*build_jobs(), retrieval_eval_job],
         schedules=[build_weekly_schedule(config)],
@@ -115,18 +120,23 @@ def build_definitions(
     )
 
 
-def audit_job(config_path: str, job_name: str, executor: str | None = None) -> JobDefinition:
+def audit_job(
+    config_path: str, job_name: str, executor: str | None = None, batches: int | None = None
+) -> JobDefinition:
     """One job of the definitions built from ``config_path``.
 
     Module-level on purpose: an executor that runs steps in other processes (multiprocess)
     rebuilds the job in each of them by importing this module and calling this function with
     the same arguments (see :func:`reconstructable_audit_job`).
     """
-    return build_definitions(config_path, executor).resolve_job_def(job_name)
+    return build_definitions(config_path, executor, batches).resolve_job_def(job_name)
 
 
 def reconstructable_audit_job(
-    config_path: str | Path, job_name: str, executor: str | None = None
+    config_path: str | Path,
+    job_name: str,
+    executor: str | None = None,
+    batches: int | None = None,
 ) -> ReconstructableJob:
     """The job as ``dagster.execute_job`` needs it to run its steps in several processes (or
     on a cluster's workers, with ``executor``)."""
@@ -137,5 +147,6 @@ def reconstructable_audit_job(
             "config_path": str(Path(config_path).resolve()),
             "job_name": job_name,
             "executor": executor,
+            "batches": batches,
         },
     )

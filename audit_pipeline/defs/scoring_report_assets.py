@@ -38,6 +38,7 @@ from audit_pipeline.runs.decide import (
     decide_audit,
     waiver_status,
 )
+from audit_pipeline.runs.evidence_changes import flag_changed_evidence
 from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.vault.documents import VaultScan
 
@@ -151,9 +152,11 @@ def build_scoring_report_assets(
         description="Rule assertions per turn: expected behaviour, required signals, "
         "must-not-appear strings, must-not-assert strings (a supported denial is a note), "
         "four-level citation verification, leaks, false-memory "
-        "agreement.",
+        "agreement. First, verdicts whose vault evidence was edited or deleted while the audit "
+        "ran are flagged (verdicts.evidence_changed).",
     )
     def assertion_results(
+        context: AssetExecutionContext,
         settings: AuditResource,
         warehouse: WarehouseResource,
         index: VaultIndexResource,
@@ -163,6 +166,12 @@ def build_scoring_report_assets(
         vault_documents: VaultScan,
     ) -> Output[AssertionsResult]:
         config = settings.config
+        # The vault may have changed since the audit read it: say which verdicts that touched.
+        changes = flag_changed_evidence(
+            warehouse.get(), verdicts.audit_id, vault_documents, config.vault.max_file_bytes
+        )
+        if changes.documents:
+            context.log.warning(changes.summary())
         rules = config.assertion_rules(responses.target)
         result, rows = check_assertions(
             warehouse.get(),
@@ -191,6 +200,8 @@ def build_scoring_report_assets(
                 "prompts_failed": summary.failed,
                 "pass_rate": round(summary.pass_rate, 4),
                 "waived": len((result.waivers or {}).get("applied", [])),
+                "evidence_changed": changes.verdicts,
+                "changed_documents": MetadataValue.json(dict(changes.documents)),
                 "failures": MetadataValue.md(
                     markdown_table(preview, ["prompt", "turn", "assertion", "detail"])
                 ),

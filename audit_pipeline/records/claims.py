@@ -13,8 +13,9 @@ from dataclasses import dataclass
 class Claim:
     """One checkable statement of a response; ``response[start:end] == text`` always holds.
 
-    ``kind`` is ``"sentence"`` for a whole sentence (or list item) and ``"clause"`` for a piece
-    of a longer sentence split at ``;`` or a coordinating conjunction.
+    ``kind`` is ``"sentence"`` for a whole sentence (or list item), ``"clause"`` for a piece
+    of a longer sentence split at ``;`` or a coordinating conjunction, and ``"fragment"`` for a
+    piece of a sentence over the claim length limit (``claims/claim_length.py``).
     """
 
     claim_id: str

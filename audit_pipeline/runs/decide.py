@@ -164,7 +164,8 @@ def decide_audit(
         assertion_rows = load_assertion_rows(store, ref.audit_id)
     outcomes = turn_outcomes(selected, records, assertion_rows, labels, rules)
     report = score_audit(outcomes, scoring)
-    problems = completeness(records, labels).problems(scoring.incomplete_share)
+    checked = completeness(records, labels)
+    problems = checked.problems(scoring.incomplete_share)
     summary = assertions.summary
     results = evaluate_gates(
         summary.to_dict(),
@@ -174,6 +175,7 @@ def decide_audit(
         incomplete=problems,
         on_incomplete=scoring.on_incomplete,
         waivers=assertions.waivers,
+        unchecked=checked.notes(scoring.incomplete_share),
     )
     outcome = build_outcome(
         audit_id=ref.audit_id,

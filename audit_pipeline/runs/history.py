@@ -53,7 +53,8 @@ def load_outcome(
         }
         for name in sorted(set(summary["by_category"]) | set(risk_by_category))
     }
-    problems = completeness(records, labels).problems(scoring.incomplete_share)
+    checked = completeness(records, labels)
+    problems = checked.problems(scoring.incomplete_share)
     results = evaluate_gates(
         summary,
         gates,
@@ -61,6 +62,7 @@ def load_outcome(
         thresholds=scoring.thresholds,
         incomplete=problems,
         on_incomplete=scoring.on_incomplete,
+        unchecked=checked.notes(scoring.incomplete_share),
     )
     rule = or_none(row.get("decision_rule"))
     release = release_decision(results)

@@ -117,18 +117,21 @@ def evaluate_gates(
     incomplete: Sequence[str] = (),
     on_incomplete: ReleaseLevel = "incomplete",
     waivers: Mapping[str, Any] | None = None,
+    unchecked: Sequence[str] = (),
 ) -> list[GateResult]:
     """All gates for one audit, in a fixed order (the order names the release decision's rule
     on a tie). ``incomplete`` says why the audit could not check enough
     (scoring/completeness.py): the completeness gate fails, meaning ``on_incomplete``.
     ``waivers`` (``WaiverStatus.to_dict()``, when a waivers file is configured) adds the
-    ``waivers`` gate, an error while any waiver has expired."""
+    ``waivers`` gate, an error while any waiver has expired. ``unchecked`` is what a complete
+    enough audit still left unverified (``Completeness.notes``): the passing gate says it."""
     if incomplete:
         checked = GateResult(
             "completeness", "error", "incomplete", "; ".join(incomplete), on_incomplete
         )
     else:
-        checked = GateResult("completeness", "pass", "complete", "enough answered and verified")
+        detail = "; ".join(["enough answered and verified", *unchecked])
+        checked = GateResult("completeness", "pass", "complete", detail)
     rate = float(summary["pass_rate"])
     rate_level = rate_status(rate, settings.pass_rate_warn, settings.pass_rate_error)
     limit = {"error": settings.pass_rate_error, "warn": settings.pass_rate_warn}.get(rate_level)

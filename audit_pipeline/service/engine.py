@@ -5,7 +5,10 @@ Dagster assets use), so a single validation and a batch audit reach the same ver
 audit's limits (``detection.max_claims_per_answer``), and it records every validation in the
 warehouse as an ``interactive`` audit. Requests arrive from several workers (``pool.py``): the
 model work takes turns (the models and their tokenizers are shared, and a fast tokenizer is not
-safe to call from two threads at once); the recording is a writer thread's, which writes the
+safe to call from two threads at once), and the time budget binds it: a request whose deadline
+passes while it waits for its turn never starts, and one that runs past it is stopped where it
+is (``deadline_guard``), so a burst of huge answers cannot hold the models for minutes after
+every caller was told 504; the recording is a writer thread's, which writes the
 validations of a burst together (``ValidationRecorder``).
 """
 
@@ -25,6 +28,7 @@ from audit_pipeline.embedding import local_embedder, retrieval_embedder
 from audit_pipeline.embedding_cache import cached
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline.index.retrieval import HybridRetriever
+from audit_pipeline.service.deadline_guard import DeadlineGuard
 from audit_pipeline.service.errors import FieldProblem, InvalidFields, NotIndexed, TimedOut
 from audit_pipeline.service.interactive import ValidationRecorder
 from audit_pipeline.validation.engine import AnswerValidator, TimeBudgetExceeded, ValidationResult
@@ -124,8 +128,16 @@ class ValidationService:
         with self._counting:
             self._under_way += 1
         try:
-            with self._models:
-                result = self.validator.validate(question, answer, sources, deadline)
+            # Validations take turns on the models; one that waited out its budget for its turn
+            # gives up without starting (its caller has had its 504).
+            wait = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+            if not self._models.acquire(timeout=wait):
+                raise TimeBudgetExceeded("the wait for the models (validations take turns)")
+            try:
+                with DeadlineGuard(deadline):  # the work ends at the deadline, not only the wait
+                    result = self.validator.validate(question, answer, sources, deadline)
+            finally:
+                self._models.release()
         except TimeBudgetExceeded as error:
             raise TimedOut(f"timed out: {error} (service.time_budget_s)") from None
         finally:

@@ -16,7 +16,7 @@ from typing import Any
 from audit_pipeline.commands.preflight import UsageError, check_run
 from audit_pipeline.config import ConfigError, load_config
 from audit_pipeline.service.errors import Failed, NotFound, ServiceError
-from audit_pipeline.warehouse.store import Warehouse
+from audit_pipeline.warehouse.store import Warehouse, or_none
 
 
 def resolve_config(base: Path, default: Path, config_path: str | None) -> Path:
@@ -65,7 +65,8 @@ def evaluate(config_path: Path, target: str | None, suite: str | None) -> dict[s
         raise Failed("; ".join(result.errors) or "the audit did not complete")
     outcome = result.outcome
     details = Warehouse(config.duckdb_path).query(
-        "SELECT c.prompt_id, c.text AS claim, v.label, v.probability, v.justification"
+        "SELECT c.prompt_id, c.text AS claim, v.label, v.probability, v.justification,"
+        " v.evidence_changed"
         " FROM claims c JOIN verdicts v USING (audit_id, claim_id) WHERE c.audit_id = ?"
         " ORDER BY c.prompt_id, c.turn, c.start_char",
         [outcome.audit_id],
@@ -94,6 +95,8 @@ def evaluate(config_path: Path, target: str | None, suite: str | None) -> dict[s
                 "label": row["label"],
                 "probability": row["probability"],
                 "justification": row["justification"],
+                # Set when the vault document its evidence came from changed during the audit.
+                "evidence_changed": or_none(row["evidence_changed"]),
             }
             for row in details.to_dict("records")
         ],

@@ -5,18 +5,17 @@ the value); a body above ``service.max_body_bytes`` is refused with 413 before i
 With a bearer token in ``$AUDIT_API_TOKEN`` every route but ``/health`` needs it, the
 documentation and ``/openapi.json`` included; a token set but empty refuses to start rather
 than serve without one. Validations run in the bounded worker pool (``pool.py``): 503 with
-``Retry-After`` when it is full, 504 past the time budget. The models load on the first
+``Retry-After`` when it is full, 504 past the time budget. Audits run one at a time: a second
+``/evaluate`` gets 503 with ``Retry-After`` set to the running audit's expected remaining time
+(``audit_clock.py``). The models load on the first
 validation, not at start, so ``/health`` answers at once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import secrets
+import math
 import threading
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from http import HTTPStatus
@@ -30,10 +29,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from audit_pipeline.config import load_config
+from audit_pipeline.service.audit_clock import AuditClock
+from audit_pipeline.service.bearer import TOKEN_ENV, BearerAuth, check_bind, read_token, send_json
 from audit_pipeline.service.errors import (
     Busy,
     InvalidFields,
-    ServiceConfigError,
     ServiceError,
     public_message,
     refusal,
@@ -42,67 +42,7 @@ from audit_pipeline.service.evaluate import evaluate, resolve_config
 from audit_pipeline.service.gateway import ValidationGateway
 from audit_pipeline.service.requests import EvaluateRequest, ValidateRequest, check_evaluate
 
-TOKEN_ENV = "AUDIT_API_TOKEN"
 OPEN_PATHS = frozenset({"/health"})
-
-
-async def _send_json(
-    send: Send, status: int, body: dict[str, Any], headers: dict[str, str]
-) -> None:
-    payload = json.dumps(body).encode()
-    raw_headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(payload)).encode()),
-        *((name.lower().encode(), value.encode()) for name, value in headers.items()),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
-    await send({"type": "http.response.body", "body": payload})
-
-
-def read_token(token_env: str) -> str | None:
-    """The configured bearer token; None serves without one. Set but blank is an error: an
-    empty ``AUDIT_API_TOKEN`` (a secret that failed to load) must not turn authentication off."""
-    token = os.environ.get(token_env)
-    if token is not None and not token.strip():
-        raise ServiceConfigError(
-            f"${token_env} is set but empty: set the token, or unset the variable to serve "
-            "without authentication"
-        )
-    return token.strip() if token is not None else None
-
-
-def bearer_matches(header: str, token: str) -> bool:
-    """``Authorization: Bearer <token>``, the scheme in any case (RFC 7235)."""
-    scheme, _, credentials = header.strip().partition(" ")
-    return scheme.casefold() == "bearer" and secrets.compare_digest(
-        credentials.strip().encode(), token.encode()
-    )
-
-
-class BearerAuth:
-    """Every route but ``/health`` needs the token: docs, ``/openapi.json`` and unknown paths
-    alike (a 404 would tell a stranger which routes exist)."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.token = token
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] in OPEN_PATHS:
-            await self.app(scope, receive, send)
-            return
-        header = next(
-            (v.decode("latin-1") for k, v in scope["headers"] if k == b"authorization"), ""
-        )
-        if bearer_matches(header, self.token):
-            await self.app(scope, receive, send)
-            return
-        await _send_json(
-            send,
-            401,
-            {"error": "unauthorised", "detail": "missing or wrong bearer token"},
-            {"WWW-Authenticate": "Bearer"},
-        )
 
 
 class BodyLimit:
@@ -114,7 +54,7 @@ class BodyLimit:
         self.max_bytes = max_bytes
 
     async def _refuse(self, send: Send) -> None:
-        await _send_json(
+        await send_json(
             send,
             413,
             {
@@ -192,11 +132,11 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
     app = FastAPI(title="audit-pipeline", version="1", lifespan=lifespan)
     app.state.gateway = gateway
     evaluating = threading.Lock()
-    last_audit_s = [60.0]
+    clock = AuditClock()  # the running audit's expected remaining time, for Retry-After
 
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     if token is not None:
-        app.add_middleware(BearerAuth, token=token)
+        app.add_middleware(BearerAuth, token=token, open_paths=OPEN_PATHS)
 
     @app.exception_handler(ServiceError)
     async def service_error(_: Request, error: ServiceError) -> JSONResponse:
@@ -232,14 +172,19 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
         check_evaluate(body)
         path = resolve_config(base, config_path, body.config_path)
         if not evaluating.acquire(blocking=False):
-            raise Busy("busy: an audit is running (one at a time)", last_audit_s[0])
+            remaining = math.ceil(clock.remaining_s())
+            raise Busy(
+                f"busy: an audit is running (one at a time), expected to finish in about "
+                f"{remaining} s",
+                remaining,
+            )
 
         def run() -> dict[str, Any]:
-            started = time.monotonic()
+            clock.start(path)
             try:  # released here, not by the request: a caller that hangs up ends no audit
                 return evaluate(path, body.target, body.suite)
             finally:
-                last_audit_s[0] = time.monotonic() - started
+                clock.stop()
                 evaluating.release()
 
         return await asyncio.to_thread(run)
@@ -252,6 +197,9 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
 
 
 def serve(config_path: Path, host: str, port: int) -> None:
+    """Serve the API; ``ServiceConfigError`` before anything listens for a blank token or a
+    non-loopback ``host`` without one (``bearer.check_bind``)."""
     import uvicorn
 
+    check_bind(host, read_token(TOKEN_ENV))
     uvicorn.run(create_app(config_path), host=host, port=port, log_level="info")

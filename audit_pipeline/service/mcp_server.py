@@ -1,8 +1,10 @@
 """The MCP server (seed 003): tools ``validate_answer`` and ``search_vault``.
 
 Built with the official ``mcp`` SDK (2.x, ``MCPServer``); served over stdio for a local client
-or streamable HTTP on 127.0.0.1. Tool results are the same dictionaries ``POST /validate``
-returns, and every validation is recorded as an ``interactive`` audit.
+or streamable HTTP on 127.0.0.1, where it needs the HTTP API's bearer token when
+``$AUDIT_API_TOKEN`` is set and refuses any other address without one (``bearer.py``). Tool
+results are the same dictionaries ``POST /validate`` returns, and every validation is recorded
+as an ``interactive`` audit.
 
 The tools take the HTTP API's fields with its limits (``requests.py``) and go through the same
 gateway, so a refusal reads the same on both surfaces: the SDK turns a ``ToolError`` into an
@@ -22,8 +24,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import BaseModel, ConfigDict, ValidationError
+from starlette.types import ASGIApp
 
 from audit_pipeline.config import ServiceSettings, load_config
+from audit_pipeline.service.bearer import TOKEN_ENV, BearerAuth, check_bind, read_token
 from audit_pipeline.service.errors import ServiceError, refusal
 from audit_pipeline.service.gateway import ValidationGateway
 from audit_pipeline.service.requests import (
@@ -105,14 +109,24 @@ def build_server(config_path: Path, settings: ServiceSettings | None = None) -> 
 
 
 def run(config_path: Path, transport: str, host: str, port: int) -> None:
+    """Serve over stdio, or streamable HTTP on ``host:port``. Over HTTP the server is locked
+    as the HTTP API is (``bearer.py``): ``ServiceConfigError`` before anything listens for a
+    blank token or a non-loopback ``host`` without one."""
+    token = read_token(TOKEN_ENV) if transport != "stdio" else None
+    if transport != "stdio":
+        check_bind(host, token)
     settings = load_config(config_path).service
     server = build_server(config_path, settings)
     if transport == "stdio":
         server.run("stdio")
-    else:  # the SDK's own body limit (4 MiB) would refuse what the HTTP API accepts
-        server.run(
-            "streamable-http",
-            host=host,
-            port=port,
-            max_request_body_size=settings.max_body_bytes,
-        )
+        return
+    import uvicorn
+
+    # The SDK's own body limit (4 MiB) would refuse what the HTTP API accepts. Its host check
+    # (DNS rebinding protection) stays as the SDK sets it: on for a loopback host.
+    app: ASGIApp = server.streamable_http_app(
+        host=host, max_request_body_size=settings.max_body_bytes
+    )
+    if token is not None:
+        app = BearerAuth(app, token)
+    uvicorn.run(app, host=host, port=port, log_level=server.settings.log_level.lower())

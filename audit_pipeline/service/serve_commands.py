@@ -3,7 +3,8 @@
 The CLI's entry to the service (here, not in ``commands/``: the service runs audits through
 ``commands``, so it sits above them). Both listen on 127.0.0.1 by default: a validation
 service reads the vault and writes the warehouse, and binding elsewhere is a deliberate
-choice (``--host``), guarded by the bearer token in ``$AUDIT_API_TOKEN`` for the HTTP API.
+choice (``--host``) that needs the bearer token in ``$AUDIT_API_TOKEN``, which both surfaces
+then ask every caller for (``bearer.py``).
 """
 
 from __future__ import annotations
@@ -43,8 +44,12 @@ def serve_command(args: argparse.Namespace, config_path: Path) -> int:
 
 
 def mcp_command(args: argparse.Namespace, config_path: Path) -> int:
+    from audit_pipeline.service.errors import ServiceConfigError
     from audit_pipeline.service.mcp_server import run
 
     _check_port(args.port)
-    run(config_path, args.transport, args.host, args.port)
+    try:
+        run(config_path, args.transport, args.host, args.port)
+    except ServiceConfigError as error:
+        raise UsageError(str(error)) from None
     return 0

@@ -95,7 +95,8 @@ class _SuiteRun:
         self.lock = threading.Lock()
 
     def execute(self, concurrency: int) -> list[ResponseRecord]:
-        with ThreadPoolExecutor(concurrency, thread_name_prefix="audit-target") as pool:
+        pool = ThreadPoolExecutor(concurrency, thread_name_prefix="audit-target")
+        try:
             if supports_batches(self.target):
                 self._turns_in_rounds(pool)
             else:
@@ -104,6 +105,12 @@ class _SuiteRun:
                 ]
                 for future in futures:
                     future.result()  # re-raises a bug in the runner itself
+        except BaseException:
+            # Stopped (Ctrl-C, SIGTERM) or broken: the queued calls are dropped rather than
+            # sent, and the caller closes the target, which ends the calls in flight.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
         return [
             self.results[(prompt.id, turn)]
             for prompt in self.suite.prompts

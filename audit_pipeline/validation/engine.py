@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audit_pipeline.claims.claim import ClaimExtractor
+from audit_pipeline.claims.claim_length import bound_claims, cut_note
 from audit_pipeline.evidence.claim_evidence import ground_claims, rank_context, vault_passage
 from audit_pipeline.records.claims import Claim
 from audit_pipeline.records.evidence import EvidencePassage
@@ -24,6 +25,7 @@ from audit_pipeline.records.responses import Citation
 from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Label, Verdict
 from audit_pipeline.targets.cited_sources import parse_citations
 from audit_pipeline.terminology.checker import TerminologyChecker, with_definitions
+from audit_pipeline.text.scripts import unread_script
 from audit_pipeline.validation.citation_audit import AuditedClaim, CitationAudit, audit_citations
 from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
 from audit_pipeline.validation.query_type import detect_query_type
@@ -228,8 +230,15 @@ class AnswerValidator:
     ) -> ValidationResult:
         """``deadline`` (a ``time.monotonic()`` value) is checked between stages:
         ``TimeBudgetExceeded`` once it has passed."""
-        claims = self.extractor.extract(answer)
-        notes: list[str] = []
+        bounded = bound_claims(answer, self.extractor.extract(answer))
+        claims = bounded.claims
+        notes: list[str] = [cut_note(bounded.cut)] if bounded.cut else []
+        script = unread_script(answer) if not claims else None
+        if script is not None:
+            notes.append(
+                f"the answer is in {script} script, which the claim extractor does not read: "
+                "nothing in it was verified"
+            )
         if self.max_claims is not None and len(claims) > self.max_claims:
             notes.append(
                 f"{len(claims)} claims found, the first {self.max_claims} checked "

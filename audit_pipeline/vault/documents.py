@@ -236,6 +236,16 @@ def _read_document(root: Path, path: Path, max_bytes: int) -> VaultDocument | Sk
     )
 
 
+def read_document(root: str | Path, doc_id: str, max_bytes: int) -> VaultDocument | SkippedFile:
+    """One vault document read again as a scan reads it (its ``content_hash`` compares with
+    the scan's); a file gone or no longer readable is a ``SkippedFile`` saying why."""
+    root = Path(root)
+    path = root / doc_id
+    if not path.is_file():
+        return SkippedFile(doc_id, "deleted")
+    return _read_document(root, path, max_bytes)
+
+
 def check_vault(
     root: str | Path,
     include: Sequence[str] = DEFAULT_INCLUDE,

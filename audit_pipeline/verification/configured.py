@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 
 from audit_pipeline.claims.claim import ClaimExtractor
+from audit_pipeline.claims.claim_length import MAX_CLAIM_CHARS
 from audit_pipeline.claims.extractor import SentenceClaimExtractor
 from audit_pipeline.claims.llm_extractor import LLMClaimExtractor
 from audit_pipeline.embedding import Embedder
@@ -89,10 +90,12 @@ def extraction_identity(
     extractor: ClaimExtractor, settings: DetectionSettings, fallback_sentences: Sequence[str]
 ) -> str:
     """What an audit's claims depend on besides its answers: the extractor's name and version,
-    the claims-per-answer cap, the fallback sentences it skips and, for the LLM extractor, the
-    judge settings. Claims stored with the same identity are kept by a re-verification."""
+    the claims-per-answer cap, the claim length limit, the fallback sentences it skips and,
+    for the LLM extractor, the judge settings. Claims stored with the same identity are kept
+    by a re-verification."""
     inputs = {
         "max_claims_per_answer": settings.max_claims_per_answer,
+        "max_claim_chars": MAX_CLAIM_CHARS,  # over-long sentences are cut (claims/claim_length)
         "fallback_sentences": list(fallback_sentences),
         "judge": settings.judge.model_dump(mode="json") if settings.extractor == "llm" else None,
     }

@@ -140,7 +140,7 @@ def _folder_config(kind: ReaderKind, path: Path) -> dict[str, Any]:
         config: dict[str, Any] = json.loads(config_file.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as error:
         raise ReaderError(f"{config_file} is not valid JSON: {error}") from None
-    if not _weight_files(path):
+    if not weight_files(path):
         raise ReaderError(
             f"{path} has no weights (model.safetensors or pytorch_model.bin, or their shards): "
             "the download is incomplete"
@@ -161,7 +161,8 @@ def _folder_config(kind: ReaderKind, path: Path) -> dict[str, Any]:
     return config
 
 
-def _weight_files(path: Path) -> list[Path]:
+def weight_files(path: Path) -> list[Path]:
+    """The folder's weight files (single files, shards and shard indexes)."""
     return sorted({file for pattern in _WEIGHT_PATTERNS for file in path.glob(pattern)})
 
 
@@ -170,7 +171,7 @@ def folder_version(path: Path) -> str:
     size and first and last MiB. Stable across copies of the same download; a retrained or
     replaced model gives another."""
     digest = hashlib.sha256((path / "config.json").read_bytes())
-    for file in _weight_files(path):
+    for file in weight_files(path):
         size = file.stat().st_size
         digest.update(f"\0{file.name}\0{size}\0".encode())
         with file.open("rb") as handle:
@@ -304,9 +305,13 @@ class _FolderReader:
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()
         try:
-            tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+            # trust_remote_code=False, not left unset: unset, transformers asks "[y/N]" on
+            # stdout (and waits) for a model that ships its own code.
+            tokenizer = AutoTokenizer.from_pretrained(
+                self.path, local_files_only=True, trust_remote_code=False
+            )
             model = self._model_class().from_pretrained(
-                self.path, dtype=torch.float32, local_files_only=True
+                self.path, dtype=torch.float32, local_files_only=True, trust_remote_code=False
             )
         except (OSError, ValueError, KeyError, RuntimeError) as error:
             custom = "auto_map" in json.loads((self.path / "config.json").read_text("utf-8"))

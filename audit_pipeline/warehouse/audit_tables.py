@@ -36,8 +36,9 @@ def start_audit(
 ) -> None:
     """Record a new audit, or reopen an unfinished one that is being resumed.
 
-    Resuming keeps the original ``started_at`` and clears the outcome until the audit finishes
-    again. ``scope`` says whether the whole suite was asked (``AuditRef.scope``).
+    Resuming keeps the original ``started_at`` and clears the outcome (and the failure of a
+    failed audit) until the audit finishes again. ``scope`` says whether the whole suite was
+    asked (``AuditRef.scope``).
     """
     warehouse.execute(
         """
@@ -46,6 +47,7 @@ def start_audit(
         VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (audit_id) DO UPDATE SET
             status = 'running', finished_at = NULL, decision = NULL, risk = NULL,
+            failed_step = NULL, failure = NULL,
             suite = excluded.suite, suite_hash = excluded.suite_hash,
             vault_hash = excluded.vault_hash, config_hash = excluded.config_hash,
             dagster_run_id = excluded.dagster_run_id
@@ -64,12 +66,36 @@ def start_audit(
     )
 
 
+def fail_audits(
+    warehouse: Warehouse, dagster_run_ids: Sequence[str], step: str, reason: str
+) -> list[str]:
+    """Mark the audits the runs ``dagster_run_ids`` left running as ``failed``, with the step
+    that failed (or was running when the run was stopped) and why; returns their ids.
+
+    Without this an audit whose step failed stayed ``running`` for ever, its decision empty,
+    indistinguishable from one still in progress. Its rows stay: ``--resume`` continues it.
+    """
+    if not dagster_run_ids or not warehouse.path.exists():
+        return []
+    marks = ", ".join("?" * len(dagster_run_ids))
+    where = f"dagster_run_id IN ({marks}) AND status = 'running'"
+    failed = warehouse.query(f"SELECT audit_id FROM audits WHERE {where}", list(dagster_run_ids))
+    if failed.empty:
+        return []
+    warehouse.execute(
+        f"UPDATE audits SET status = 'failed', failed_step = ?, failure = ?, finished_at = ?"
+        f" WHERE {where}",
+        [step, reason[:2000], datetime.now(UTC), *dagster_run_ids],
+    )
+    return list(failed["audit_id"])
+
+
 def unfinished_audit(warehouse: Warehouse, target: str) -> str | None:
-    """The latest audit of ``target`` that never finished (killed, crashed), if any."""
+    """The latest audit of ``target`` that never finished (failed, killed, crashed), if any."""
     if not warehouse.path.exists():
         return None
     return warehouse.scalar(
-        "SELECT audit_id FROM audits WHERE target = ? AND status = 'running' "
+        "SELECT audit_id FROM audits WHERE target = ? AND status IN ('running', 'failed') "
         "ORDER BY started_at DESC LIMIT 1",
         [target],
     )
@@ -77,12 +103,13 @@ def unfinished_audit(warehouse: Warehouse, target: str) -> str | None:
 
 class AuditNotResumableError(ValueError):
     """``--resume`` named an audit that does not exist, belongs to another target, or is
-    finished. A finished audit is history: resuming it would rewrite its claims and risk."""
+    finished. A finished audit is history: resuming it would rewrite its claims and risk (a
+    failed one never decided, so it may be resumed)."""
 
 
 def check_resumable(warehouse: Warehouse, audit_id: str, target: str) -> None:
-    """Raise ``AuditNotResumableError`` unless ``audit_id`` is an unfinished audit of
-    ``target``."""
+    """Raise ``AuditNotResumableError`` unless ``audit_id`` is an unfinished (running or
+    failed) audit of ``target``."""
     row = (
         warehouse.query("SELECT target, status FROM audits WHERE audit_id = ?", [audit_id])
         if warehouse.path.exists()
@@ -93,7 +120,7 @@ def check_resumable(warehouse: Warehouse, audit_id: str, target: str) -> None:
             f"cannot resume audit {audit_id!r}: no such audit of target {target!r}"
         )
     status = row["status"].iloc[0]
-    if status != "running":
+    if status not in ("running", "failed"):
         raise AuditNotResumableError(
             f"cannot resume audit {audit_id!r}: it is {status}, and a finished audit is never "
             "changed; run a new audit instead"

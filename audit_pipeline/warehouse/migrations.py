@@ -18,6 +18,7 @@ from audit_pipeline.warehouse.documentation import (
     VAULT_FORMATS_DOCUMENTATION,
     comment_statements,
 )
+from audit_pipeline.warehouse.failure_documentation import FAILURE_DOCUMENTATION
 from audit_pipeline.warehouse.release_documentation import RELEASE_DOCUMENTATION
 from audit_pipeline.warehouse.reverify_documentation import REVERIFY_DOCUMENTATION
 from audit_pipeline.warehouse.scope_migration import SCOPE_STATEMENTS
@@ -628,6 +629,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             "figures measured for this exact chain or ''not measured for this chain'', stages = "
             "each stage''s name, version, reads, role, params and model files); NULL on rows "
             "written before migration 18'",
+        ),
+    ),
+    Migration(
+        19,
+        "failed audits say where and why they failed; verdicts say when their evidence changed "
+        "during the audit",
+        (
+            "ALTER TABLE audits ADD COLUMN failed_step VARCHAR",
+            "ALTER TABLE audits ADD COLUMN failure VARCHAR",
+            "ALTER TABLE verdicts ADD COLUMN evidence_changed VARCHAR",
+            *comment_statements(FAILURE_DOCUMENTATION),
         ),
     ),
 )

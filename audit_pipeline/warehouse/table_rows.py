@@ -145,6 +145,9 @@ class VerdictRow(TableRow):
     vault_state: str | None = None
     carried_from: str | None = None
     superseded_chunk_ids: list[str] | None = None
+    # Set after the verdict was written when its vault evidence changed during the audit
+    # (runs/evidence_changes.py): a fact about that audit, never carried over with the verdict.
+    evidence_changed: str | None = None
 
     @classmethod
     def of(

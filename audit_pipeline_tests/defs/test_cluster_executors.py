@@ -60,10 +60,21 @@ def _assert_only_batches_left_the_cli(config: Path) -> None:
 def test_dask_local_cluster_writes_the_rows_of_one_process(
     one_process: Path, tmp_path: Path
 ) -> None:
-    batched = write_policy_workspace(tmp_path / "dask", batches=2)
+    """With the default ``detection.batches: 1`` the run is split for the cluster's two workers
+    and says so (issue 33, row 6: it used to run every step here, in silence)."""
+    batched = write_policy_workspace(tmp_path / "dask")
     run = cli(batched, "run", "--executor", "dask", "--workers", "2", "--report-only")
     assert run.returncode == 0, run.stderr
     assert_only_progress_lines(run.stderr)
+    assert (
+        run.stderr.strip()
+        .splitlines()[0]
+        .endswith(
+            "] detection.batches is 1, so no step would run on the dask cluster: this run splits "
+            "detection into 2 batches for its 2 worker(s) (set detection.batches in audit.yaml to "
+            "choose)"
+        )
+    )
     _assert_only_batches_left_the_cli(batched)
     assert_rows_of_one_process(one_process, batched)
 
@@ -83,12 +94,16 @@ def celery_broker(tmp_path: Path) -> Iterator[str]:
 def test_celery_workers_write_the_rows_of_one_process(
     one_process: Path, celery_broker: str, tmp_path: Path
 ) -> None:
-    batched = write_policy_workspace(tmp_path / "celery", batches=2)
+    """The broker's two workers answer the preflight's ping, so the one-batch configuration
+    is split in two for them (issue 33, row 6)."""
+    batched = write_policy_workspace(tmp_path / "celery")
     run = cli(
         batched, "run", "--executor", "celery", "--report-only", env={BROKER_ENV: celery_broker}
     )
     assert run.returncode == 0, run.stderr
     assert_only_progress_lines(run.stderr)
+    notice = run.stderr.strip().splitlines()[0]
+    assert "this run splits detection into 2 batches for its 2 worker(s)" in notice
     _assert_only_batches_left_the_cli(batched)
     assert_rows_of_one_process(one_process, batched)
 

@@ -60,13 +60,17 @@ def child_environment() -> dict[str, str]:
 
 
 @contextmanager
-def running_mcp_http(config: Path) -> Iterator[str]:
-    """``audit-pipeline mcp --transport http`` on a free port; yields the endpoint's URL."""
+def running_mcp_http(config: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """``audit-pipeline mcp --transport http`` on a free port (``env`` added to its
+    environment); yields the endpoint's URL."""
     port = free_port()
     command = [sys.executable, "-m", "audit_pipeline.cli", "--config", str(config), "mcp"]
     command += ["--transport", "http", "--port", str(port)]
     process = subprocess.Popen(
-        command, env=child_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command,
+        env={**child_environment(), **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/mcp"
     try:

@@ -253,6 +253,19 @@ def test_folder_problems_are_clear_errors(models: Path, tmp_path: Path) -> None:
         build_reader(ReaderSettings(kind="token", path=models / "entails"))
 
 
+def test_a_usable_folder_passes_the_preflight(models: Path) -> None:
+    """The checks ``audit-pipeline run`` makes before an audit (issue 33) accept a folder the
+    reader loads: config, labels, weight headers and tokenizer."""
+    from types import SimpleNamespace
+
+    from audit_pipeline.commands.reader_preflight import check_reader
+
+    for kind, folder in (("nli", "entails"), ("token", "token")):
+        settings = ReaderSettings(kind=kind, path=models / folder)
+        check_reader(SimpleNamespace(reader_settings=settings))
+    check_reader(SimpleNamespace(reader_settings=None))
+
+
 def test_settings_refuse_unknown_keys_and_bad_values() -> None:
     with pytest.raises(ValueError, match="labels"):
         DetectionSettings.model_validate({"reader": {"kind": "nli", "path": "m", "labels": 3}})
