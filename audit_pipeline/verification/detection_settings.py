@@ -55,7 +55,7 @@ class DetectionSettings(BaseModel):
     cascade_band: tuple[float, float] = (0.35, 0.65)
     # The verifier chain, in order, with each stage's parameters (``audit-pipeline verifier``
     # lists what it is); None: the chain ``verifier`` names (the checks, the learned model,
-    # the judge or reader for a cascade, staleness and the glossary).
+    # the judge or reader for a cascade, staleness, the glossary and analysts' marks).
     stages: tuple[StageSpec, ...] | None = None
     # The key ``stages`` replaced; named only so an old audit.yaml is told so.
     checks: None = Field(default=None, exclude=True, repr=False)
@@ -77,7 +77,7 @@ class DetectionSettings(BaseModel):
             raise ValueError(
                 "replaced by detection.stages, the whole verifier chain in order (e.g. "
                 "stages: [specifics, polarity, rewrite, entailment, model, staleness, "
-                "glossary]); `audit-pipeline verifier` lists the configured one"
+                "glossary, mark]); `audit-pipeline verifier` lists the configured one"
             )
 
     @model_validator(mode="after")
@@ -122,7 +122,7 @@ class DetectionSettings(BaseModel):
         if self.stages is not None:
             return self.stages
         band = {"band": list(self.cascade_band)}
-        tail = (StageSpec(name="staleness"), StageSpec(name="glossary"))
+        tail = (StageSpec(name="staleness"), StageSpec(name="glossary"), StageSpec(name="mark"))
         if self.verifier == "llm" and self.reader is None:
             return (StageSpec(name="judge", params={"claims": "all"}), *tail)
         chain = [StageSpec(name=name) for name in (*DEFAULT_CHECKS, "model")]

@@ -18,6 +18,13 @@ from audit_pipeline.warehouse.documentation import (
     VAULT_FORMATS_DOCUMENTATION,
     comment_statements,
 )
+from audit_pipeline.warehouse.marks_documentation import (
+    MARK_FEATURES_TABLE,
+    MARKS_DOCUMENTATION,
+    MARKS_TABLE,
+    MARKS_VIEW,
+    QUALITY_VIEW,
+)
 from audit_pipeline.warehouse.release_documentation import RELEASE_DOCUMENTATION
 from audit_pipeline.warehouse.reverify_documentation import REVERIFY_DOCUMENTATION
 from audit_pipeline.warehouse.scope_migration import SCOPE_STATEMENTS
@@ -628,6 +635,32 @@ MIGRATIONS: tuple[Migration, ...] = (
             "figures measured for this exact chain or ''not measured for this chain'', stages = "
             "each stage''s name, version, reads, role, params and model files); NULL on rows "
             "written before migration 18'",
+        ),
+    ),
+    # 19 is taken by another branch in flight; the lead renumbers at merge if needed.
+    Migration(
+        20,
+        "analysts' marks: the marks table (never deleted; a later mark supersedes), the "
+        "verifier's own verdict beside one a mark set, v_marks and v_verifier_quality",
+        (
+            "CREATE SEQUENCE marks_seq START 1",
+            MARKS_TABLE,
+            "ALTER TABLE verdicts ADD COLUMN verifier_verdict VARCHAR",
+            MARKS_VIEW,
+            QUALITY_VIEW,
+            *comment_statements(
+                {k: v for k, v in MARKS_DOCUMENTATION.items() if "mark_features" not in k}
+            ),
+        ),
+    ),
+    Migration(
+        21,
+        "the features audit-pipeline calibrate fits the learned model on, per marked answer",
+        (
+            MARK_FEATURES_TABLE,
+            *comment_statements(
+                {k: v for k, v in MARKS_DOCUMENTATION.items() if "mark_features" in k}
+            ),
         ),
     ),
 )
