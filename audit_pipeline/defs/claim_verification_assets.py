@@ -66,6 +66,7 @@ from audit_pipeline.verification.configured import (
     extraction_identity,
     verifier_identity,
 )
+from audit_pipeline.verification.stages.mark import NO_LONGER_APPLIES
 from audit_pipeline.verification.stages.second_reading import SECOND_STAGE
 from audit_pipeline.verification.verdict import Verifier, stages_line
 from audit_pipeline.warehouse.audit_tables import load_responses
@@ -327,6 +328,11 @@ def _verdicts_output(
             # Which check decided each verdict, and how many a second stage (judge or reader)
             # was asked about: the claims whose specifics are grounded and reading uncertain.
             **{f"decided_by_{name}": count for name, count in sorted(deciders.items())},
+            # Verdicts analysts' marks set, and marks whose evidence changed since.
+            "set_by_marks": sum(v.decided_by == "mark" for v in results),
+            "marks_no_longer_apply": sum(
+                v.decided_by != "mark" and NO_LONGER_APPLIES in v.justification for v in results
+            ),
             "sent_to_second_stage": sum(
                 v.decided_by in SECOND_STAGE or v.judge_calls > 0 for v in results
             ),
