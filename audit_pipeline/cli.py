@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from audit_pipeline.commands import (
+    calibrate_command,
     generate_suite,
     mark_command,
     pin,
@@ -142,6 +143,7 @@ def _parser() -> argparse.ArgumentParser:
     serve_commands.add_parsers(sub)
     verifier_command.add_parser(sub)
     mark_command.add_parser(sub)
+    calibrate_command.add_parser(sub)
     audits = sub.add_parser("audits", help="list audits")
     audits.add_argument("--target")
     audits.add_argument("--limit", type=int, default=20)
@@ -234,6 +236,13 @@ def _cmd_mark(args: argparse.Namespace) -> int:
     return mark_command.command(args, config, warehouse)
 
 
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    _, config = _load(args)
+    warehouse = _warehouse(config)
+    warehouse.migrate()
+    return calibrate_command.command(args, config, warehouse)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     config_path, _ = _load(args)
     return serve_commands.serve_command(args, config_path)
@@ -254,6 +263,7 @@ _COMMANDS = {
     "generate-suite": _cmd_generate_suite,
     "verifier": _cmd_verifier,
     "mark": _cmd_mark,
+    "calibrate": _cmd_calibrate,
     "serve": _cmd_serve,
     "mcp": _cmd_mcp,
 }

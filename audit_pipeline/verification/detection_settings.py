@@ -6,6 +6,7 @@ the verifier and its judge); it lives with verification, the last of the three.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
@@ -69,6 +70,10 @@ class DetectionSettings(BaseModel):
     # A model read from a downloaded folder (verification/reader.py); None: no reader. With
     # one, the local and cascade verifiers send their uncertain claims to it, not to a judge.
     reader: ReaderSettings | None = None
+    # Use the learned model `audit-pipeline calibrate` accepted (verifier/calibrated.json next
+    # to the warehouse: it was better on held-out marks) when there is one and the chain's
+    # model stage names no model file of its own; false: the configured (shipped) model.
+    calibrated: bool = True
 
     @field_validator("checks", mode="before")
     @classmethod
@@ -131,6 +136,19 @@ class DetectionSettings(BaseModel):
         elif self.verifier == "cascade":
             chain.append(StageSpec(name="judge", params=band))
         return (*chain, *tail)
+
+    def with_model_file(self, path: Path) -> DetectionSettings:
+        """These settings with the chain's ``model`` stage reading ``path`` (unless it names a
+        model file already); the chain is then written out in ``stages``."""
+        specs = []
+        for spec in self.chain():
+            if spec.name == "model" and "model" not in spec.params:
+                spec = StageSpec(name="model", params={**spec.params, "model": str(path)})
+            specs.append(spec.model_dump(mode="json"))
+        data = self.model_dump(
+            mode="json", exclude={"verifier", "cascade_band", "checks", "stages"}
+        )
+        return DetectionSettings.model_validate({**data, "stages": specs})
 
     def chain_name(self) -> str:
         """What verdicts record as their verifier: ``local``, ``cascade`` or ``llm_judge``."""
