@@ -195,7 +195,7 @@ def _version(base: LocalModel, folder: Path) -> str:
 def calibrate(
     config: AuditConfig,
     store: Warehouse,
-    embedder: Embedder,
+    embedder: Embedder | None,
     *,
     folds: int = 5,
     seed: int = 0,

@@ -12,9 +12,11 @@ shipped ones; many: the marks move them). Then the cut points: the claim cut
 training sets them) and the answer cut (``thresholds.response``) are chosen on the marks by
 replaying the stage's own labelling (``stages/model.read_answer``: the answer model, the
 reconciliation of claim labels with it), maximising F1 + balanced accuracy of the flags, the
-figure training maximises. The answer model's coefficients stay: a mark labels one claim,
-not the answer. Claims a check decided are not fitted on (the model cannot change them) but
-are counted in every figure, so the figures are the chain's on the marked claims.
+figure training maximises. The answer model is refit the same way (prior at the configured
+one) on the answers the marks settle: hallucinated when a marked claim is, grounded when
+every claim is marked supported. Claims a check decided are not fitted on (the model cannot
+change them) but are counted in every figure, so the figures are the chain's on the marked
+claims.
 
 How it is judged. Grouped K-fold cross-validation over the marked answers (all claims of an
 answer in one fold): each fold refits on the others and labels its held-out marks with the
@@ -125,12 +127,14 @@ class Figures:
 
 
 def wilson(hits: int, total: int) -> tuple[float, float] | None:
+    """The 95 % Wilson score interval of ``hits`` out of ``total`` (None for 0)."""
     if total == 0:
         return None
     p = hits / total
     centre = p + Z * Z / (2 * total)
     half = Z * math.sqrt(p * (1 - p) / total + Z * Z / (4 * total * total))
-    return ((centre - half) / (1 + Z * Z / total), (centre + half) / (1 + Z * Z / total))
+    low, high = (centre - half) / (1 + Z * Z / total), (centre + half) / (1 + Z * Z / total)
+    return (max(low, 0.0), min(high, 1.0))
 
 
 def flags(model: LocalModel, params: ModelParams, answer: MarkedAnswer) -> list[bool]:
@@ -166,6 +170,23 @@ def _claim_rows(answers: Sequence[MarkedAnswer]) -> tuple[np.ndarray, np.ndarray
     width = answers[0].vectors.shape[1] if answers else 0
     matrix = np.stack(rows) if rows else np.zeros((0, width))
     return matrix, np.array(labels), np.array(groups)
+
+
+def _answer_rows(answers: Sequence[MarkedAnswer]) -> tuple[np.ndarray, np.ndarray]:
+    """The answers whose own label the marks settle, for the answer model: hallucinated when
+    a marked claim is; grounded when every claim is marked and none is (an answer with an
+    unmarked claim and no hallucinated mark says nothing about the answer)."""
+    rows, labels = [], []
+    for answer in answers:
+        if any(answer.marked.values()):
+            labels.append(1.0)
+        elif len(answer.marked) == len(answer.inputs):
+            labels.append(0.0)
+        else:
+            continue
+        rows.append(response_features(answer.vectors))
+    width = len(response_features(answers[0].vectors)) if answers else 0
+    return (np.stack(rows) if rows else np.zeros((0, width))), np.array(labels)
 
 
 def _map_fit(base: LinearModel, x: np.ndarray, y: np.ndarray, lam: float) -> LinearModel:
@@ -252,6 +273,10 @@ def refit(
     if len(y) >= 5 and len(np.unique(y)) == 2:
         lam = _choose_lambda(base.claim, x, y, groups)
         model = replace(base, claim=_map_fit(base.claim, x, y, lam))
+    rx, ry = _answer_rows(answers)
+    if len(ry) >= 5 and len(np.unique(ry)) == 2:
+        strength = _choose_lambda(base.response, rx, ry, np.arange(len(ry)))
+        model = replace(model, response=_map_fit(base.response, rx, ry, strength))
     supported = (
         model.supported_probability(np.concatenate([a.vectors for a in answers]))
         if answers
@@ -262,8 +287,8 @@ def refit(
     )
     best, chosen = -math.inf, model
     current = (model.thresholds.unsupported, model.thresholds.response)
-    for unsupported in _candidates(supported, current[0], 10):
-        for response in _candidates(responses, current[1], 8):
+    for unsupported in _candidates(supported, current[0], 8):
+        for response in _candidates(responses, current[1], 6):
             candidate = _with_cuts(model, unsupported, response)
             value = _objective(figures(candidate, params, answers))
             # Ties keep the cut points nearest the configured ones.
