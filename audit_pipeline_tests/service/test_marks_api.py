@@ -19,10 +19,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from audit_pipeline.commands.run_audit import RunOptions, run_audit
 from audit_pipeline.config import load_config
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.policy_workspace import write_policy_workspace
 from audit_pipeline_tests.service.servers import running_api
 
 TOKEN = "marks-s3cret"
@@ -38,19 +36,11 @@ CHROMIUM_FLAGS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def audited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, dict[str, str]]:
-    """The policy workspace audited once: its config, the audit id, claim ids by prompt."""
-    root = tmp_path_factory.mktemp("marks-api")
-    config_path = write_policy_workspace(root)
-    config = load_config(config_path)
-    result = run_audit(config_path, config, RunOptions(target="recorded"))
-    assert result.success, result.errors
-    audit_id = result.outcome.audit_id  # type: ignore[union-attr]
-    claims = Warehouse(config.duckdb_path).query(
-        "SELECT prompt_id, claim_id FROM claims WHERE audit_id = ?", [audit_id]
-    )
-    return config_path, audit_id, dict(zip(claims.prompt_id, claims.claim_id, strict=True))
+@pytest.fixture
+def audited(
+    audited_policy_workspace: tuple[Path, str, dict[str, str]],
+) -> tuple[Path, str, dict[str, str]]:
+    return audited_policy_workspace
 
 
 def _marks(config_path: Path) -> list[dict[str, object]]:
