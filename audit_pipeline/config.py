@@ -167,6 +167,8 @@ class AutomationSettings(_Section):
     weekly_audit: ScheduleSettings = ScheduleSettings()
     vault_sensor: SensorSettings = SensorSettings()
     suite_sensor: SensorSettings = SensorSettings()
+    # New analysts' marks -> re-score the affected targets' latest audits (no re-verifying).
+    marks_sensor: SensorSettings = SensorSettings()
 
 
 class ReliabilitySettings(_Section):

@@ -19,11 +19,14 @@ from typing import Any
 
 from dagster import (
     AssetExecutionContext,
+    AssetIn,
     AssetsDefinition,
     DagsterLogManager,
     DynamicOut,
     DynamicOutput,
+    In,
     MetadataValue,
+    Nothing,
     OpExecutionContext,
     Out,
     Output,
@@ -159,6 +162,8 @@ _EVIDENCE_SPEC: dict[str, Any] = {
     "description": "Top-k evidence per claim: hybrid search over the vault index, or the "
     "context the target logged with its answer when there is one.",
 }
+# The analysts' marks the verdicts apply (defs/marks_assets.py): lineage only, no value.
+MARKS_ASSET = "analyst_marks"
 _VERDICTS_SPEC: dict[str, Any] = {
     "group_name": "verification",
     "kinds": {"python", "duckdb"},
@@ -348,7 +353,7 @@ def _verdicts_output(
 
 
 def _verdicts_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
-    @asset(name="verdicts", partitions_def=partitions, **_VERDICTS_SPEC)
+    @asset(name="verdicts", partitions_def=partitions, deps=[MARKS_ASSET], **_VERDICTS_SPEC)
     def verdicts(
         context: AssetExecutionContext,
         settings: AuditResource,
@@ -379,7 +384,10 @@ def _batched_verdicts_asset(partitions: PartitionsDefinition, batches: int) -> A
     """``verdicts`` as a graph: plan (carry-over lookups) -> one verification step per batch of
     answers left to verify -> one writer step."""
 
-    @op(out={"planned": Out(PlannedVerification), "work": DynamicOut(VerificationWork)})
+    @op(
+        ins={"analyst_marks": In(Nothing)},
+        out={"planned": Out(PlannedVerification), "work": DynamicOut(VerificationWork)},
+    )
     def verdict_batches(
         settings: AuditResource,
         warehouse: WarehouseResource,
@@ -433,9 +441,14 @@ def _batched_verdicts_asset(partitions: PartitionsDefinition, batches: int) -> A
         )
         return _verdicts_output(context.log, run, planned, evidence, vault_index)
 
-    @graph_asset(name="verdicts", partitions_def=partitions, **_VERDICTS_SPEC)
-    def verdicts(evidence: Any, vault_index: Any) -> Any:  # composition handles, not values
-        planned, work = verdict_batches(evidence, vault_index)
+    @graph_asset(
+        name="verdicts",
+        partitions_def=partitions,
+        ins={MARKS_ASSET: AssetIn(MARKS_ASSET, dagster_type=Nothing)},
+        **_VERDICTS_SPEC,
+    )
+    def verdicts(evidence: Any, vault_index: Any, analyst_marks: Any) -> Any:  # handles
+        planned, work = verdict_batches(evidence, vault_index, analyst_marks)
         fresh = work.map(verdict_batch)
         return verdict_writer(evidence, vault_index, planned, fresh.collect())
 
