@@ -127,6 +127,10 @@ MARKS_DOCUMENTATION: dict[str, str] = {
     "COLUMN marks.label_marked": "The label the analyst gives: supported, unsupported or "
     "contradicted.",
     "COLUMN marks.source": "Where the mark came from: cli, file, api or report.",
+    "COLUMN verdicts.decided_by": "The stage of the verifier chain that set the label: "
+    "specifics, polarity, rewrite, entailment (checks), model (the learned reading), judge or "
+    "reader (a second stage), staleness, glossary, mark (an analyst's mark), or a plugin's; "
+    "none when no stage decided.",
     "COLUMN verdicts.verifier_verdict": "JSON: the verifier chain's own verdict where an "
     "analyst's mark changed it (decided_by = mark, or a note that a mark no longer applies); "
     "carry-over reuses this one and applies the marks of the day again. NULL otherwise.",
