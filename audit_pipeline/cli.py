@@ -23,6 +23,7 @@ from audit_pipeline.commands import (
     generate_suite,
     mark_command,
     pin,
+    rescore_command,
     retrieval_eval,
     verifier_command,
 )
@@ -144,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     verifier_command.add_parser(sub)
     mark_command.add_parser(sub)
     calibrate_command.add_parser(sub)
+    rescore_command.add_parser(sub)
     audits = sub.add_parser("audits", help="list audits")
     audits.add_argument("--target")
     audits.add_argument("--limit", type=int, default=20)
@@ -243,6 +245,12 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     return calibrate_command.command(args, config, warehouse)
 
 
+def _cmd_rescore(args: argparse.Namespace) -> int:
+    config_path, config = _load(args)
+    _warehouse(config)
+    return rescore_command.command(args, config_path, config)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     config_path, _ = _load(args)
     return serve_commands.serve_command(args, config_path)
@@ -264,6 +272,7 @@ _COMMANDS = {
     "verifier": _cmd_verifier,
     "mark": _cmd_mark,
     "calibrate": _cmd_calibrate,
+    "rescore": _cmd_rescore,
     "serve": _cmd_serve,
     "mcp": _cmd_mcp,
 }

@@ -1,7 +1,7 @@
-"""Analysts teach the verifier (issue 32): an audit, a false alarm and a miss marked, a re-audit
-with nothing changed (both claims take the marked labels, the gates follow, the report and the
-CLI list them), then an edit of the vault paragraph under one of them (its mark no longer
-applies, and the verdict says so).
+"""Analysts teach the verifier (issue 32): an audit, a false alarm and a miss marked (the audit
+re-scored at once by ``audit-pipeline rescore``), a re-audit with nothing changed (both claims
+take the marked labels, the gates follow, the report and the CLI list them), then an edit of
+the vault paragraph under one of them (its mark no longer applies, and the verdict says so).
 
 The workspace is ``policy_workspace``: five recorded answers about three short policies, one of
 which (ENC-2, keys rotated every 6 months where the standard says 12) the verifier flags.
@@ -90,8 +90,17 @@ def test_marks_are_remembered_until_the_evidence_under_them_changes(
     assert "contradicted (specifics) -> supported by alice" in printed
     assert "supported (model) -> unsupported by bob" in printed
 
+    # Re-scored now (the marks sensor's job, from the CLI): the same audit, nothing verified.
+    assert main(["--config", str(config_path), "rescore"]) == 0
+    out = capfd.readouterr().out
+    assert (
+        f"re-scored audit {audit_1} of target recorded: 5 verdicts carried over, 0 verified" in out
+    )
+    assert "marks      2 verdicts set by analysts' marks" in out
+    assert _hallucinated(store, audit_1) == {"ACC-2"}
+    assert store.scalar("SELECT count(*) FROM audits") == 1
+
     # Re-audit, nothing changed: every verdict carried over, the marks applied over them.
-    capfd.readouterr()
     assert main(["--config", str(config_path), "run", "--target", "recorded", "--report-only"]) == 0
     out = capfd.readouterr().out
     assert "marks      2 verdicts set by analysts' marks" in out
