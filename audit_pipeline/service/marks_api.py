@@ -45,6 +45,11 @@ class Forbidden(ServiceError):
     code = "forbidden"
 
 
+class InvalidMark(ServiceError):
+    status = 422
+    code = "invalid_mark"
+
+
 class MarkBody(BaseModel):
     """One analyst's mark on one claim of one audit."""
 
@@ -145,7 +150,10 @@ def add_mark_routes(app: FastAPI, config: AuditConfig, token: str | None) -> Non
         try:
             marks = await asyncio.to_thread(write)
         except MarkError as error:
-            raise NotFound(str(error).removeprefix("mark: ")) from None
+            message = str(error).removeprefix("mark: ")
+            if message.startswith("claim_id: no claim"):
+                raise NotFound(message) from None
+            raise InvalidMark(message) from None
         return JSONResponse(_public(marks[0]), 201)
 
     @app.post("/marks", status_code=201)

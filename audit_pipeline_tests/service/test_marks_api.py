@@ -75,6 +75,8 @@ def test_post_marks_needs_the_token_and_records(
         assert bad.status_code == 422
         unknown = httpx.post(f"{api.url}/marks", json={**body, "claim_id": "x"}, headers=auth)
         assert unknown.status_code == 404 and "no claim 'x'" in unknown.json()["detail"]
+        split = httpx.post(f"{api.url}/marks", json={**body, "by": "a\nb"}, headers=auth)
+        assert split.status_code == 422 and "by:" in split.json()["detail"]
         assert len(_marks(config_path)) == count  # nothing recorded by a refused request
         made = httpx.post(
             f"{api.url}/marks",
