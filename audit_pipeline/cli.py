@@ -18,7 +18,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from audit_pipeline.commands import generate_suite, pin, retrieval_eval, verifier_command
+from audit_pipeline.commands import (
+    calibrate_command,
+    generate_suite,
+    mark_command,
+    pin,
+    rescore_command,
+    retrieval_eval,
+    verifier_command,
+)
 from audit_pipeline.commands.preflight import UsageError
 from audit_pipeline.service import serve_commands
 
@@ -135,6 +143,9 @@ def _parser() -> argparse.ArgumentParser:
     generate_suite.add_parser(sub)
     serve_commands.add_parsers(sub)
     verifier_command.add_parser(sub)
+    mark_command.add_parser(sub)
+    calibrate_command.add_parser(sub)
+    rescore_command.add_parser(sub)
     audits = sub.add_parser("audits", help="list audits")
     audits.add_argument("--target")
     audits.add_argument("--limit", type=int, default=20)
@@ -220,6 +231,26 @@ def _cmd_verifier(args: argparse.Namespace) -> int:
     return verifier_command.command(args, config)
 
 
+def _cmd_mark(args: argparse.Namespace) -> int:
+    _, config = _load(args)
+    warehouse = _warehouse(config)
+    warehouse.migrate()  # a warehouse of an older version gets the marks table first
+    return mark_command.command(args, config, warehouse)
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    _, config = _load(args)
+    warehouse = _warehouse(config)
+    warehouse.migrate()
+    return calibrate_command.command(args, config, warehouse)
+
+
+def _cmd_rescore(args: argparse.Namespace) -> int:
+    config_path, config = _load(args)
+    _warehouse(config)
+    return rescore_command.command(args, config_path, config)
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     config_path, _ = _load(args)
     return serve_commands.serve_command(args, config_path)
@@ -239,6 +270,9 @@ _COMMANDS = {
     "pin": _cmd_pin,
     "generate-suite": _cmd_generate_suite,
     "verifier": _cmd_verifier,
+    "mark": _cmd_mark,
+    "calibrate": _cmd_calibrate,
+    "rescore": _cmd_rescore,
     "serve": _cmd_serve,
     "mcp": _cmd_mcp,
 }

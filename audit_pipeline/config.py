@@ -167,6 +167,8 @@ class AutomationSettings(_Section):
     weekly_audit: ScheduleSettings = ScheduleSettings()
     vault_sensor: SensorSettings = SensorSettings()
     suite_sensor: SensorSettings = SensorSettings()
+    # New analysts' marks -> re-score the affected targets' latest audits (no re-verifying).
+    marks_sensor: SensorSettings = SensorSettings()
 
 
 class ReliabilitySettings(_Section):
@@ -248,6 +250,22 @@ class AuditConfig(_Section):
         if suite is not None and suite not in self.suites:
             raise ValueError(f"defaults.suite: {_unknown('suite', suite, self.suites)}")
         return self
+
+    @model_validator(mode="after")
+    def _calibrated_model(self) -> AuditConfig:
+        """The model ``audit-pipeline calibrate`` accepted, when there is one: written into
+        the chain's ``model`` stage, so every surface (CLI, Dagster, the service) builds the
+        same chain and its identity names the file (nothing is carried over across it)."""
+        path = self.calibrated_model_path
+        if not self.detection.calibrated or not path.is_file():
+            return self
+        return self.model_copy(update={"detection": self.detection.with_model_file(path)})
+
+    @property
+    def calibrated_model_path(self) -> Path:
+        """Where ``calibrate`` puts the model it accepted: ``verifier/calibrated.json`` in the
+        warehouse's folder."""
+        return self.resolve(self.storage.duckdb_path).parent / "verifier" / "calibrated.json"
 
     def target_config(self, name: str | None) -> tuple[str, TargetConfig]:
         """The named target (or the default one), with a clear error for unknown names."""

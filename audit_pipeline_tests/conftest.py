@@ -102,3 +102,26 @@ def audited_warehouse(audited_config: Path) -> Path:
     from audit_pipeline.config import load_config
 
     return load_config(audited_config).duckdb_path
+
+
+@pytest.fixture(scope="session")
+def audited_policy_workspace(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, str, dict[str, str]]:
+    """The small policy workspace (``policy_workspace.py``) audited once per session: its
+    audit.yaml, the audit id and the claim ids by prompt id. Tests that mark its claims
+    count marks relative to what they find."""
+    from audit_pipeline.commands.run_audit import RunOptions, run_audit
+    from audit_pipeline.config import load_config
+    from audit_pipeline.warehouse.store import Warehouse
+    from audit_pipeline_tests.policy_workspace import write_policy_workspace
+
+    config_path = write_policy_workspace(tmp_path_factory.mktemp("policy-audited"))
+    config = load_config(config_path)
+    result = run_audit(config_path, config, RunOptions(target="recorded"))
+    assert result.success, result.errors
+    audit_id = result.outcome.audit_id  # type: ignore[union-attr]
+    claims = Warehouse(config.duckdb_path).query(
+        "SELECT prompt_id, claim_id FROM claims WHERE audit_id = ?", [audit_id]
+    )
+    return config_path, audit_id, dict(zip(claims.prompt_id, claims.claim_id, strict=True))

@@ -137,12 +137,13 @@ def print_waivers(waivers: Mapping[str, Any] | None, out: TextIO = sys.stdout) -
 
 
 def print_pipeline_counts(
-    asset_metadata: Sequence[tuple[str, Mapping[str, Any]]], out: TextIO = sys.stdout
+    asset_metadata: Sequence[tuple[str, Mapping[str, Any]]], out: TextIO | None = None
 ) -> None:
     """One line per stage that ran: what the vault, the target and the detection produced.
 
     The embedded / reused split is how a user sees that an unchanged vault re-embeds nothing.
     """
+    out = out or sys.stdout  # looked up now, not at import: a caller may have replaced it
     meta = dict(asset_metadata)
     lines = []
     if "vault_documents" in meta and "vault_index" in meta:
@@ -174,6 +175,9 @@ def print_pipeline_counts(
             lines.append(f"verifier   {v.get('verifier_quality')}")
         if v.get("judge_calls"):
             lines.append(f"judge      {judge_line(v)}")
+        marks = marks_line(v)
+        if marks:
+            lines.append(f"marks      {marks}")
     if (meta.get("claims") or {}).get("capped_answers"):
         c = meta["claims"]
         lines.append(
@@ -185,6 +189,19 @@ def print_pipeline_counts(
         print("", file=out)
         for line in lines:
             print(line, file=out)
+
+
+def marks_line(meta: Mapping[str, Any]) -> str:
+    """``2 verdicts set by analysts' marks (1 mark no longer applies: evidence changed)``;
+    "" when no mark touched the audit (suppressed false alarms are listed, never hidden)."""
+    made, retired = int(meta.get("set_by_marks") or 0), int(meta.get("marks_no_longer_apply") or 0)
+    if not made and not retired:
+        return ""
+    text = f"{made} verdict{'s' if made != 1 else ''} set by analysts' marks"
+    if retired:
+        text += f" ({retired} mark{'s' if retired != 1 else ''} no longer appl"
+        text += f"{'y' if retired != 1 else 'ies'}: evidence changed)"
+    return text
 
 
 def judge_line(meta: Mapping[str, Any]) -> str:

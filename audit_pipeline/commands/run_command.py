@@ -241,6 +241,10 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         "quality": verdict_meta.get("verifier_quality"),
         "stages": verdict_meta.get("verifier_stages"),
     }
+    payload["marks"] = {
+        "set_by_marks": verdict_meta.get("set_by_marks", 0),
+        "no_longer_apply": verdict_meta.get("marks_no_longer_apply", 0),
+    }
     vault_meta = dict(result.asset_counts).get("vault_documents") or {}
     payload["vault_skipped"] = vault_meta.get("skipped_files", [])
     claim_meta = dict(result.asset_counts).get("claims") or {}

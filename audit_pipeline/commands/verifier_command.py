@@ -4,7 +4,9 @@ was measured.
 Each stage with its version, what it reads, its role and its parameters (the model files it
 loads, by digest); then the chain's identity (a digest of all that and the code: verdicts are
 carried over only between audits of the same identity) and the figures measured for this exact
-chain, or "figures not measured for this chain" when it differs from every measured one.
+chain, or "figures not measured for this chain" when it differs from every measured one;
+and beside them the chain's precision and recall on this team's marked claims
+(``v_verifier_quality``), per label and per stage.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from audit_pipeline.commands.preflight import UsageError
+from audit_pipeline.reports.marks_quality import quality_lines
 
 
 def add_parser(sub: Any) -> None:
@@ -34,10 +37,29 @@ def command(args: argparse.Namespace, config: Any) -> int:
     for line in chain_lines(chain.name, chain.version, chain.digest, chain.describe()):
         print(line)
     print(f"measured: {chain.quality}")
+    on_marks = marks_quality(config)
+    for line in quality_lines(on_marks):
+        print(f"on marks: {line}")
     if args.json:
         described = json.loads(chain_json(chain)) | {"digest": chain.digest}
+        described["on_marks"] = on_marks
         args.json.write_text(json.dumps(described, indent=2) + "\n", encoding="utf-8")
     return 0
+
+
+def marks_quality(config: Any) -> list[dict[str, Any]]:
+    """``v_verifier_quality``'s rows from the configured warehouse (empty without one, or
+    before the marks migration: the command never writes)."""
+    from audit_pipeline.warehouse.mark_tables import verifier_quality
+    from audit_pipeline.warehouse.store import Warehouse, WarehouseError
+
+    warehouse = Warehouse(config.duckdb_path)
+    if not warehouse.path.exists():
+        return []
+    try:
+        return verifier_quality(warehouse)
+    except WarehouseError:
+        return []
 
 
 def chain_lines(name: str, identity: str, digest: str, stages: list[dict[str, Any]]) -> list[str]:

@@ -10,6 +10,11 @@
   has responses; the run key names the vault state, so one state is re-verified once.
 - ``suite_change_sensor``: a suite's content changed → ``full_audit`` for it on every target;
   unchanged prompts may be answered from the response cache.
+- ``rescore``: apply the analysts' marks to a target's latest audit and score it again (gates,
+  decision, report) without calling the target or verifying anything: every verdict is carried
+  over, the mark stage settles them.
+- ``marks_sensor``: new marks → ``rescore`` for each target whose latest audit holds a marked
+  claim (or was marked); the run key names the newest mark, so marks are re-scored once.
 
 All runs carry the same concurrency tag; the instance's run queue (see the Makefile's
 ``dagster.yaml``) runs them one at a time, so two runs never write the index or the warehouse at
@@ -43,6 +48,8 @@ from audit_pipeline.config import AuditConfig
 from audit_pipeline.suites.errors import SuiteFileError, SuiteValidationError
 from audit_pipeline.suites.loader import load_suite
 from audit_pipeline.vault.documents import VaultError, scan_vault
+from audit_pipeline.warehouse.mark_tables import latest_audits_with, marks_after
+from audit_pipeline.warehouse.store import Warehouse, WarehouseError
 
 if TYPE_CHECKING:  # what define_asset_job returns; Dagster does not export the name
     from dagster._core.definitions.unresolved_asset_job_definition import (
@@ -53,6 +60,15 @@ CONCURRENCY_TAG = {"audit-pipeline/writer": "warehouse"}
 REVERIFY_STAGES = (
     "claims",
     "evidence",
+    "verdicts",
+    "response_validations",
+    "assertion_results",
+    "risk_scores",
+    "audit_report",
+    "audit_metrics",
+)
+RESCORE_STAGES = (
+    "analyst_marks",
     "verdicts",
     "response_validations",
     "assertion_results",
@@ -80,7 +96,14 @@ def build_jobs() -> "list[UnresolvedAssetJobDefinition]":
         description="Re-index the vault and re-verify the target's latest responses "
         "(no target calls).",
     )
-    return [full_audit, reverify]
+    rescore = define_asset_job(
+        "rescore",
+        selection=AssetSelection.assets(*RESCORE_STAGES),
+        tags=CONCURRENCY_TAG,
+        description="Apply new analysts' marks to the target's latest audit and score it "
+        "again (gates, decision, report): no target calls, no verification.",
+    )
+    return [full_audit, reverify, rescore]
 
 
 def weekly_freshness(config: AuditConfig) -> FreshnessPolicy | None:
@@ -222,3 +245,48 @@ def build_suite_sensor(config: AuditConfig) -> SensorDefinition:
         )
 
     return suite_change_sensor
+
+
+def build_marks_sensor(config: AuditConfig) -> SensorDefinition:
+    settings = config.automation.marks_sensor
+
+    @sensor(
+        name="marks_sensor",
+        job_name="rescore",
+        minimum_interval_seconds=settings.interval_s,
+        default_status=_status(settings.enabled),
+        description="Re-score the latest audit of every target a new analyst's mark touches.",
+    )
+    def marks_sensor(context: SensorEvaluationContext) -> SensorResult | SkipReason:
+        # The read snapshot: a sensor never holds the live warehouse (writers wait for none).
+        snapshot = Warehouse(config.duckdb_path).snapshot_path
+        if not snapshot.exists():
+            return SkipReason("no warehouse yet")
+        seen = int(context.cursor or 0)
+        try:
+            store = Warehouse(snapshot)
+            with store.reading():
+                new = marks_after(store, seen)
+                affected = latest_audits_with(store, [m for _, m in new])
+        except WarehouseError as error:
+            return SkipReason(f"warehouse unreadable: {error}")
+        if not new:
+            return SkipReason("no new marks")
+        newest = new[-1][0]
+        requests = [
+            RunRequest(
+                run_key=f"marks:{newest}:{target}",
+                partition_key=target,
+                tags={**CONCURRENCY_TAG, "audit-pipeline/rescored-audit": audit_id},
+            )
+            for target, audit_id in sorted(affected.items())
+            if target in config.targets
+        ]
+        if not requests:
+            return SensorResult(
+                skip_reason=f"{len(new)} new mark(s); no configured target's audit holds them",
+                cursor=str(newest),
+            )
+        return SensorResult(run_requests=requests, cursor=str(newest))
+
+    return marks_sensor

@@ -19,11 +19,14 @@ from typing import Any
 
 from dagster import (
     AssetExecutionContext,
+    AssetIn,
     AssetsDefinition,
     DagsterLogManager,
     DynamicOut,
     DynamicOutput,
+    In,
     MetadataValue,
+    Nothing,
     OpExecutionContext,
     Out,
     Output,
@@ -67,6 +70,7 @@ from audit_pipeline.verification.configured import (
     extraction_identity,
     verifier_identity,
 )
+from audit_pipeline.verification.stages.mark import NO_LONGER_APPLIES
 from audit_pipeline.verification.stages.second_reading import SECOND_STAGE
 from audit_pipeline.verification.verdict import Verifier, stages_line
 from audit_pipeline.warehouse.audit_tables import load_responses
@@ -162,6 +166,8 @@ _EVIDENCE_SPEC: dict[str, Any] = {
     "description": "Top-k evidence per claim: hybrid search over the vault index, or the "
     "context the target logged with its answer when there is one.",
 }
+# The analysts' marks the verdicts apply (defs/marks_assets.py): lineage only, no value.
+MARKS_ASSET = "analyst_marks"
 _VERDICTS_SPEC: dict[str, Any] = {
     "group_name": "verification",
     "kinds": {"python", "duckdb"},
@@ -331,6 +337,11 @@ def _verdicts_output(
             # Which check decided each verdict, and how many a second stage (judge or reader)
             # was asked about: the claims whose specifics are grounded and reading uncertain.
             **{f"decided_by_{name}": count for name, count in sorted(deciders.items())},
+            # Verdicts analysts' marks set, and marks whose evidence changed since.
+            "set_by_marks": sum(v.decided_by == "mark" for v in results),
+            "marks_no_longer_apply": sum(
+                v.decided_by != "mark" and NO_LONGER_APPLIES in v.justification for v in results
+            ),
             "sent_to_second_stage": sum(
                 v.decided_by in SECOND_STAGE or v.judge_calls > 0 for v in results
             ),
@@ -346,7 +357,7 @@ def _verdicts_output(
 
 
 def _verdicts_asset(partitions: PartitionsDefinition) -> AssetsDefinition:
-    @asset(name="verdicts", partitions_def=partitions, **_VERDICTS_SPEC)
+    @asset(name="verdicts", partitions_def=partitions, deps=[MARKS_ASSET], **_VERDICTS_SPEC)
     def verdicts(
         context: AssetExecutionContext,
         settings: AuditResource,
@@ -377,7 +388,10 @@ def _batched_verdicts_asset(partitions: PartitionsDefinition, batches: int) -> A
     """``verdicts`` as a graph: plan (carry-over lookups) -> one verification step per batch of
     answers left to verify -> one writer step."""
 
-    @op(out={"planned": Out(PlannedVerification), "work": DynamicOut(VerificationWork)})
+    @op(
+        ins={"analyst_marks": In(Nothing)},
+        out={"planned": Out(PlannedVerification), "work": DynamicOut(VerificationWork)},
+    )
     def verdict_batches(
         settings: AuditResource,
         warehouse: WarehouseResource,
@@ -431,9 +445,14 @@ def _batched_verdicts_asset(partitions: PartitionsDefinition, batches: int) -> A
         )
         return _verdicts_output(context.log, run, planned, evidence, vault_index)
 
-    @graph_asset(name="verdicts", partitions_def=partitions, **_VERDICTS_SPEC)
-    def verdicts(evidence: Any, vault_index: Any) -> Any:  # composition handles, not values
-        planned, work = verdict_batches(evidence, vault_index)
+    @graph_asset(
+        name="verdicts",
+        partitions_def=partitions,
+        ins={MARKS_ASSET: AssetIn(MARKS_ASSET, dagster_type=Nothing)},
+        **_VERDICTS_SPEC,
+    )
+    def verdicts(evidence: Any, vault_index: Any, analyst_marks: Any) -> Any:  # handles
+        planned, work = verdict_batches(evidence, vault_index, analyst_marks)
         fresh = work.map(verdict_batch)
         return verdict_writer(evidence, vault_index, planned, fresh.collect())
 

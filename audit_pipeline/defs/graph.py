@@ -30,6 +30,7 @@ from dagster import (
 from audit_pipeline.config import AuditConfig, load_config
 from audit_pipeline.defs.automation import (
     build_jobs,
+    build_marks_sensor,
     build_suite_sensor,
     build_vault_sensor,
     build_weekly_schedule,
@@ -37,6 +38,7 @@ from audit_pipeline.defs.automation import (
 )
 from audit_pipeline.defs.claim_verification_assets import build_claim_verification_assets
 from audit_pipeline.defs.evaluation_assets import EVALUATION_ASSETS, retrieval_eval_job
+from audit_pipeline.defs.marks_assets import analyst_marks
 from audit_pipeline.defs.resources import resources_from_config
 from audit_pipeline.defs.scoring_report_assets import build_scoring_report_assets
 from audit_pipeline.defs.suite_response_assets import build_responses_asset, prompt_suite
@@ -68,6 +70,7 @@ def build_assets(config: AuditConfig, batches: int | None = None) -> list[Assets
     partitions = target_partitions(config)
     return [
         *VAULT_ASSETS,
+        analyst_marks,
         prompt_suite,
         build_responses_asset(partitions),
         *build_claim_verification_assets(partitions, batches or config.detection.batches),
@@ -115,7 +118,11 @@ def build_definitions(
         asset_checks=build_checks(config),
         jobs=[*build_jobs(), retrieval_eval_job],
         schedules=[build_weekly_schedule(config)],
-        sensors=[build_vault_sensor(config), build_suite_sensor(config)],
+        sensors=[
+            build_vault_sensor(config),
+            build_suite_sensor(config),
+            build_marks_sensor(config),
+        ],
         resources=resources_from_config(str(path.resolve()), config),
     )
 

@@ -219,6 +219,8 @@ class ReportData:
     trend: tuple[TrendPoint, ...]  # oldest first, ending with this audit
     # The last retrieval evaluation on the golden set recorded before the audit ended.
     retrieval: Mapping[str, Any] | None = None
+    # The verifier's quality on the team's marked claims (v_verifier_quality rows, now).
+    marks_quality: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def failures(self) -> tuple[PromptResult, ...]:
@@ -297,6 +299,11 @@ def load_report_data(
             " ORDER BY evaluated_at DESC LIMIT 1",
             [audit.vault_hash],
         )
+        quality = (
+            _rows(con, "SELECT * FROM v_verifier_quality", [])
+            if _rows(con, "SELECT 1 FROM duckdb_views() WHERE view_name = 'v_verifier_quality'", [])
+            else []
+        )
         previous_id = next(
             (row["audit_id"] for row in reversed(trend_rows) if row["audit_id"] != audit_id), None
         )
@@ -321,6 +328,7 @@ def load_report_data(
         previous_category_scores=_category_scores(previous_scores),
         trend=tuple(_trend_point(row, audit_id) for row in trend_rows),
         retrieval=retrieval[0] if retrieval else None,
+        marks_quality=tuple(quality),
     )
 
 

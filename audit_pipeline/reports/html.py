@@ -7,8 +7,9 @@ failure the evidence behind it. The page is laid out by ``templates/report.html.
 evidence and justifications are model or vault output and therefore untrusted: the templates
 escape every value they place (``templating``), highlighting hands them each segment between
 span boundaries separately, and only the charts' SVG, which escapes its own text, is passed
-in as markup. The page has no script, no external resource and no form (a
-Content-Security-Policy forbids them too); it renders the same from an e-mail attachment.
+in as markup. The page loads nothing and has no form; its one script is the mark control
+(``mark_control.py``), allowed by hash in its Content-Security-Policy, which forbids every
+other script; it renders the same from an e-mail attachment.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from audit_pipeline.records.marks import MARK_LABELS
 from audit_pipeline.reports import charts, failures
 from audit_pipeline.reports.data import ReportData
 from audit_pipeline.reports.formatting import (
@@ -28,6 +30,9 @@ from audit_pipeline.reports.formatting import (
     when,
 )
 from audit_pipeline.reports.gate_table import gate_rows
+from audit_pipeline.reports.mark_control import content_security_policy, script_element
+from audit_pipeline.reports.marked import marks_retired, marks_sentence, set_by_marks
+from audit_pipeline.reports.marks_quality import quality_lines
 from audit_pipeline.reports.report_summary import by_risk, summarize
 from audit_pipeline.reports.templating import render
 from audit_pipeline.reports.verifier_chain import verifier_chain
@@ -67,6 +72,13 @@ def render_html(
         explain=decision_sentence(decision, audit.decision_rule),
         gates=gate_rows(gates, audit.decision_rule),
         chain=verifier_chain(data),
+        on_marks=quality_lines(data.marks_quality),
+        marked=set_by_marks(data),
+        retired=marks_retired(data),
+        marks_line=marks_sentence(data),
+        MARK_LABELS=MARK_LABELS,
+        csp=content_security_policy(),
+        mark_script=script_element(),
         took_and_status=" · ".join(x for x in (took, audit.status) if x),
         retrieval=retrieval_line(data.retrieval),
         pass_bar=max(0.0, min(1.0, figures.pass_rate or 0.0)) * 100,

@@ -47,6 +47,8 @@ from audit_pipeline.reports.highlight_spans import (
     segments,
 )
 from audit_pipeline.reports.markdown import markdown_table
+from audit_pipeline.reports.marked import marks_retired, marks_sentence, set_by_marks
+from audit_pipeline.reports.marks_quality import quality_lines
 from audit_pipeline.reports.report_summary import Summary, by_risk, summarize
 from audit_pipeline.reports.verifier_chain import verifier_chain
 from audit_pipeline.scoring.gates import GateResult
@@ -128,6 +130,7 @@ def render_markdown(
     sections = [
         _header(data, thresholds, gates),
         _summary(data, figures),
+        _marks(data),
         _categories(figures, data.previous_audit_id),
         _verdicts(data),
         _trend(data),
@@ -139,6 +142,26 @@ def render_markdown(
         f" {ERROR_OPEN}…{ERROR_CLOSE} marks what the evidence does not back._",
     ]
     return "\n\n".join(sections).rstrip() + "\n"
+
+
+def _marks(data: ReportData) -> str:
+    """The verdicts analysts' marks set, and the marks that no longer apply (listed, never
+    hidden)."""
+    line = marks_sentence(data)
+    if not line:
+        return ""
+    rows = [
+        {
+            "prompt": escape_markdown(m.prompt_id),
+            "claim": _cell(m.claim.text, 120),
+            "label": escape_markdown(m.claim.label or DASH),
+            "mark": _cell(m.said, 160),
+        }
+        for m in (*set_by_marks(data), *marks_retired(data))
+    ]
+    return f"## Set by analysts' marks\n\n{escape_markdown(line)}.\n\n" + _table(
+        rows, ["prompt", "claim", "label", "mark"]
+    )
 
 
 def _flakiness(repeats: Mapping[str, Any] | None) -> str:
@@ -194,6 +217,10 @@ def _header(data: ReportData, thresholds: RiskThresholds, gates: Sequence[GateRe
         {
             "field": "Verifier's chain",
             "value": escape_markdown("; ".join(verifier_chain(data)) or DASH),
+        },
+        {
+            "field": "Verifier on marked claims",
+            "value": escape_markdown("; ".join(quality_lines(data.marks_quality))),
         },
         {
             "field": "Retrieval (golden set)",

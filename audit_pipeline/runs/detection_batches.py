@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from audit_pipeline.embedding import Embedder
@@ -26,6 +26,7 @@ from audit_pipeline.evidence.claim_evidence import gather_evidence
 from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.records.claims import AnsweredTurn, AuditClaim
 from audit_pipeline.records.evidence import EvidencePassage
+from audit_pipeline.records.marks import MarkLookup, evidence_state
 from audit_pipeline.records.verdicts import Verdict
 from audit_pipeline.reliability.circuit_breaker import BreakerState
 from audit_pipeline.runs.carry_over import (
@@ -43,9 +44,11 @@ from audit_pipeline.terminology.audit import (
 )
 from audit_pipeline.terminology.checker import TerminologyChecker
 from audit_pipeline.verification.batch import History
+from audit_pipeline.verification.stages.base import Reads
 from audit_pipeline.verification.staleness import claim_key
 from audit_pipeline.verification.verdict import Verifier, chain_json
 from audit_pipeline.warehouse.audit_tables import load_responses
+from audit_pipeline.warehouse.mark_tables import live_marks
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline.warehouse.verdict_tables import (
     answered_turns,
@@ -195,6 +198,8 @@ class PlannedVerification:
     verifier: str
     verifier_quality: str
     verifier_chain: str
+    # claim id -> the digest of its evidence set, what an analyst's mark was given against
+    evidence_states: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -238,6 +243,7 @@ def plan_verdicts(
         f"{verifier.name} {verifier.version}",
         verifier.quality,
         chain_json(verifier),
+        {c.claim_id: evidence_state(evidence.get(c.claim_id, [])) for c in claims},
     )
     work = [
         VerificationWork(
@@ -269,23 +275,50 @@ def write_planned_verdicts(
     verifier: Verifier,
 ) -> Verification:
     """Every claim's verdict (carried over or fresh from a batch), settled by the chain's
-    glossary stages when a glossary is configured, written with the audit's judge totals and
-    the vault's chunk history in one transaction."""
+    glossary stages when a glossary is configured and by its marks stage, written with the
+    audit's judge totals and the vault's chunk history in one transaction."""
     merged = {claim: verdict for part in fresh for claim, verdict in part.items()}
     run = assemble_verification(planned.plan, planned.claims, merged)
     verdicts = run.verdicts
+    texts = [c.claim for c in planned.claims]
     if terminology is not None:
         checks = plan_audit(terminology, planned.claims, planned.prompts)
-        verdicts = verifier.settle(
-            [c.claim for c in planned.claims], verdicts, glossary_lookups(checks)
-        )
+        verdicts = verifier.settle(texts, verdicts, {Reads.GLOSSARY: glossary_lookups(checks)})
+    # Analysts' marks last, over every verdict (carried over or not): the verifier's own
+    # verdict is kept beside each one a mark changed, for carry-over to reuse.
+    lookups = mark_lookups(store, audit_id, planned.claims, planned.evidence_states)
+    marked = verifier.settle(texts, verdicts, {Reads.MARKS: lookups})
+    unmarked = {
+        claim.claim_id: own
+        for claim, own, final in zip(planned.claims, verdicts, marked, strict=True)
+        if own != final
+    }
     write_verdicts(
         store,
         audit_id,
         planned.claims,
-        verdicts,
+        marked,
         run.provenance,
         keep_chunk_history=True,
         verifier_chain=planned.verifier_chain,
+        unmarked=unmarked,
     )
-    return Verification(verdicts, run.provenance, run.verified, run.carried)
+    return Verification(marked, run.provenance, run.verified, run.carried)
+
+
+def mark_lookups(
+    store: Warehouse,
+    audit_id: str,
+    claims: Sequence[AuditClaim],
+    states: Mapping[str, str],
+) -> dict[int, MarkLookup]:
+    """By claim index: the live mark on each claim's key, and whether the claim's evidence
+    set is still the one it was marked against."""
+    live = live_marks(store, audit_id)
+    return {
+        index: MarkLookup(
+            live[c.claim_id], live[c.claim_id].evidence_state == states.get(c.claim_id)
+        )
+        for index, c in enumerate(claims)
+        if c.claim_id in live
+    }

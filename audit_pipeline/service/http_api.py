@@ -1,4 +1,5 @@
-"""The HTTP API (seed 002): ``GET /health``, ``POST /evaluate``, ``POST /validate``.
+"""The HTTP API (seed 002): ``GET /health``, ``POST /evaluate``, ``POST /validate``; analysts'
+marks (``POST /marks``) and the served reports (``marks_api.py``).
 
 FastAPI validates request bodies against ``requests.py`` (422 names the field, never echoes
 the value); a body above ``service.max_body_bytes`` is refused with 413 before it is parsed.
@@ -40,6 +41,7 @@ from audit_pipeline.service.errors import (
 )
 from audit_pipeline.service.evaluate import evaluate, resolve_config
 from audit_pipeline.service.gateway import ValidationGateway
+from audit_pipeline.service.marks_api import add_mark_routes
 from audit_pipeline.service.requests import EvaluateRequest, ValidateRequest, check_evaluate
 
 OPEN_PATHS = frozenset({"/health"})
@@ -120,7 +122,8 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
     """
     config_path = config_path.resolve()
     base = config_path.parent
-    settings = load_config(config_path).service
+    config = load_config(config_path)
+    settings = config.service
     token = read_token(token_env)
     gateway = ValidationGateway(config_path, settings)
 
@@ -193,6 +196,8 @@ def create_app(config_path: Path, token_env: str = TOKEN_ENV) -> FastAPI:
     async def validate_endpoint(body: ValidateRequest) -> Any:
         return await gateway.validate(body)
 
+    # Analysts' marks and the served reports (their Basic sign-in wraps the token check).
+    add_mark_routes(app, config, token)
     return app
 
 

@@ -17,7 +17,10 @@ from audit_pipeline.commands.preflight import UsageError
 
 
 def add_parsers(sub: Any) -> None:
-    serve = sub.add_parser("serve", help="serve POST /evaluate, POST /validate, GET /health")
+    serve = sub.add_parser(
+        "serve",
+        help="serve POST /evaluate, POST /validate, POST /marks, the reports, GET /health",
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     mcp = sub.add_parser("mcp", help="serve validate_answer and search_vault over MCP")

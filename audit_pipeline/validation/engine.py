@@ -31,6 +31,7 @@ from audit_pipeline.validation.critics import LLMCritic, OfflineCritic
 from audit_pipeline.validation.query_type import detect_query_type
 from audit_pipeline.validation.selfrag import GROUNDED_LABELS, SelfRagChecks, self_rag_checks
 from audit_pipeline.validation.settings import ValidationSettings
+from audit_pipeline.verification.stages.base import Reads
 from audit_pipeline.verification.verdict import Verifier, verify_answer
 
 GIVEN = "given_source"
@@ -252,7 +253,9 @@ class AnswerValidator:
         _check_deadline(deadline, "the evidence search")
         verdicts, probability = self._verdicts(claims, evidence)
         _check_deadline(deadline, "verification")
-        verdicts = self.verifier.settle(claims, verdicts, {t.claim_index: t.lookup for t in terms})
+        verdicts = self.verifier.settle(
+            claims, verdicts, {Reads.GLOSSARY: {t.claim_index: t.lookup for t in terms}}
+        )
         results = [ClaimResult(c, v, e) for c, v, e in zip(claims, verdicts, evidence, strict=True)]
         if sources is not None:
             judged = [

@@ -6,6 +6,7 @@ the verifier and its judge); it lives with verification, the last of the three.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
@@ -55,7 +56,7 @@ class DetectionSettings(BaseModel):
     cascade_band: tuple[float, float] = (0.35, 0.65)
     # The verifier chain, in order, with each stage's parameters (``audit-pipeline verifier``
     # lists what it is); None: the chain ``verifier`` names (the checks, the learned model,
-    # the judge or reader for a cascade, staleness and the glossary).
+    # the judge or reader for a cascade, staleness, the glossary and analysts' marks).
     stages: tuple[StageSpec, ...] | None = None
     # The key ``stages`` replaced; named only so an old audit.yaml is told so.
     checks: None = Field(default=None, exclude=True, repr=False)
@@ -69,6 +70,10 @@ class DetectionSettings(BaseModel):
     # A model read from a downloaded folder (verification/reader.py); None: no reader. With
     # one, the local and cascade verifiers send their uncertain claims to it, not to a judge.
     reader: ReaderSettings | None = None
+    # Use the learned model `audit-pipeline calibrate` accepted (verifier/calibrated.json next
+    # to the warehouse: it was better on held-out marks) when there is one and the chain's
+    # model stage names no model file of its own; false: the configured (shipped) model.
+    calibrated: bool = True
 
     @field_validator("checks", mode="before")
     @classmethod
@@ -77,7 +82,7 @@ class DetectionSettings(BaseModel):
             raise ValueError(
                 "replaced by detection.stages, the whole verifier chain in order (e.g. "
                 "stages: [specifics, polarity, rewrite, entailment, model, staleness, "
-                "glossary]); `audit-pipeline verifier` lists the configured one"
+                "glossary, mark]); `audit-pipeline verifier` lists the configured one"
             )
 
     @model_validator(mode="after")
@@ -122,7 +127,7 @@ class DetectionSettings(BaseModel):
         if self.stages is not None:
             return self.stages
         band = {"band": list(self.cascade_band)}
-        tail = (StageSpec(name="staleness"), StageSpec(name="glossary"))
+        tail = (StageSpec(name="staleness"), StageSpec(name="glossary"), StageSpec(name="mark"))
         if self.verifier == "llm" and self.reader is None:
             return (StageSpec(name="judge", params={"claims": "all"}), *tail)
         chain = [StageSpec(name=name) for name in (*DEFAULT_CHECKS, "model")]
@@ -131,6 +136,19 @@ class DetectionSettings(BaseModel):
         elif self.verifier == "cascade":
             chain.append(StageSpec(name="judge", params=band))
         return (*chain, *tail)
+
+    def with_model_file(self, path: Path) -> DetectionSettings:
+        """These settings with the chain's ``model`` stage reading ``path`` (unless it names a
+        model file already); the chain is then written out in ``stages``."""
+        specs = []
+        for spec in self.chain():
+            if spec.name == "model" and "model" not in spec.params:
+                spec = StageSpec(name="model", params={**spec.params, "model": str(path)})
+            specs.append(spec.model_dump(mode="json"))
+        data = self.model_dump(
+            mode="json", exclude={"verifier", "cascade_band", "checks", "stages"}
+        )
+        return DetectionSettings.model_validate({**data, "stages": specs})
 
     def chain_name(self) -> str:
         """What verdicts record as their verifier: ``local``, ``cascade`` or ``llm_judge``."""

@@ -40,9 +40,10 @@ class Verifier(Protocol):
 
     ``verify_answers`` returns one ``AnswerVerdicts`` per answer, in order. ``history`` (a
     batch audit's memory of earlier verdicts) lets the stages that read it run; without it they
-    are skipped. ``settle`` runs the stages that read the glossary's lookups (by claim index)
-    over finished verdicts. ``describe`` lists the stages (name, version, parameters);
-    ``quality`` says how well this verifier was measured, in words.
+    are skipped. ``settle`` runs the stages that read what can change while the evidence does
+    not (the glossary's lookups, analysts' marks; by claim index) over finished verdicts.
+    ``describe`` lists the stages (name, version, parameters); ``quality`` says how well this
+    verifier was measured, in words.
     """
 
     name: str
@@ -54,7 +55,10 @@ class Verifier(Protocol):
     ) -> list[AnswerVerdicts]: ...
 
     def settle(
-        self, claims: Sequence[Claim], verdicts: Sequence[Verdict], lookups: Mapping[int, Any]
+        self,
+        claims: Sequence[Claim],
+        verdicts: Sequence[Verdict],
+        inputs: Mapping[str, Mapping[int, Any]],
     ) -> list[Verdict]: ...
 
     def describe(self) -> list[dict[str, Any]]: ...

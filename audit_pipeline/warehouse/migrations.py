@@ -19,6 +19,13 @@ from audit_pipeline.warehouse.documentation import (
     comment_statements,
 )
 from audit_pipeline.warehouse.failure_documentation import FAILURE_DOCUMENTATION
+from audit_pipeline.warehouse.marks_documentation import (
+    MARK_FEATURES_TABLE,
+    MARKS_DOCUMENTATION,
+    MARKS_TABLE,
+    MARKS_VIEW,
+    QUALITY_VIEW,
+)
 from audit_pipeline.warehouse.release_documentation import RELEASE_DOCUMENTATION
 from audit_pipeline.warehouse.reverify_documentation import REVERIFY_DOCUMENTATION
 from audit_pipeline.warehouse.scope_migration import SCOPE_STATEMENTS
@@ -640,6 +647,31 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE audits ADD COLUMN failure VARCHAR",
             "ALTER TABLE verdicts ADD COLUMN evidence_changed VARCHAR",
             *comment_statements(FAILURE_DOCUMENTATION),
+        ),
+    ),
+    Migration(
+        20,
+        "analysts' marks: the marks table (never deleted; a later mark supersedes), the "
+        "verifier's own verdict beside one a mark set, v_marks and v_verifier_quality",
+        (
+            "CREATE SEQUENCE marks_seq START 1",
+            MARKS_TABLE,
+            "ALTER TABLE verdicts ADD COLUMN verifier_verdict VARCHAR",
+            MARKS_VIEW,
+            QUALITY_VIEW,
+            *comment_statements(
+                {k: v for k, v in MARKS_DOCUMENTATION.items() if "mark_features" not in k}
+            ),
+        ),
+    ),
+    Migration(
+        21,
+        "the features audit-pipeline calibrate fits the learned model on, per marked answer",
+        (
+            MARK_FEATURES_TABLE,
+            *comment_statements(
+                {k: v for k, v in MARKS_DOCUMENTATION.items() if "mark_features" in k}
+            ),
         ),
     ),
 )

@@ -259,6 +259,28 @@ class Warehouse:
                 self._publish_snapshot(con)
         return inserted
 
+    def append(self, table: str, rows: Rows) -> int:
+        """Insert ``rows`` into ``table`` in one transaction, deleting nothing: for tables
+        that only ever grow (``marks``). Returns the number of rows inserted."""
+        data = _as_arrow(rows)
+        with self.connect() as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                if data.num_rows:
+                    con.register("_incoming", data)
+                    try:
+                        con.execute(
+                            f"INSERT INTO {_identifier(table)} BY NAME SELECT * FROM _incoming"
+                        )
+                    finally:
+                        con.unregister("_incoming")
+                con.execute("COMMIT")
+            except duckdb.Error as error:
+                _rollback(con)
+                raise WarehouseError(f"write to {self.path} failed: {error}") from error
+            self._publish_snapshot(con)
+        return data.num_rows
+
     def publish_snapshot(self) -> None:
         """Checkpoint and publish the read snapshot now (after writes that did not)."""
         with self.connect() as con:

@@ -148,6 +148,8 @@ class VerdictRow(TableRow):
     # Set after the verdict was written when its vault evidence changed during the audit
     # (runs/evidence_changes.py): a fact about that audit, never carried over with the verdict.
     evidence_changed: str | None = None
+    # Where an analyst's mark changed the verdict: the verifier's own, JSON (verdict_json).
+    verifier_verdict: str | None = None
 
     @classmethod
     def of(
@@ -159,6 +161,7 @@ class VerdictRow(TableRow):
         verdict_key: str | None = None,
         vault_state: str | None = None,
         carried_from: str | None = None,
+        verifier_verdict: Verdict | None = None,
     ) -> VerdictRow:
         return cls(
             audit_id=audit_id,
@@ -181,7 +184,14 @@ class VerdictRow(TableRow):
             vault_state=vault_state,
             carried_from=carried_from,
             superseded_chunk_ids=list(verdict.superseded_chunk_ids) or None,
+            verifier_verdict=None if verifier_verdict is None else verdict_json(verifier_verdict),
         )
+
+    def unmarked_verdict(self) -> Verdict:
+        """The verifier's own verdict: the one stored beside a mark's, else this row's."""
+        if self.verifier_verdict:
+            return verdict_from_json(self.verifier_verdict)
+        return self.verdict()
 
     def verdict(self) -> Verdict:
         """The verdict as computed; what its judge calls cost stays with the audit that paid."""
@@ -201,3 +211,40 @@ class VerdictRow(TableRow):
             error_spans=tuple((int(lo), int(hi)) for lo, hi in spans),
             superseded_chunk_ids=tuple(self.superseded_chunk_ids or ()),
         )
+
+
+def verdict_json(verdict: Verdict) -> str:
+    """A verdict as JSON (what it cost is left out: that stays with the audit that paid)."""
+    return json.dumps(
+        {
+            "label": str(verdict.label),
+            "probability": verdict.probability,
+            "justification": verdict.justification,
+            "supporting_chunk_ids": list(verdict.supporting_chunk_ids),
+            "verifier": verdict.verifier,
+            "verifier_version": verdict.verifier_version,
+            "decided_by": verdict.decided_by,
+            "error_spans": [[int(lo), int(hi)] for lo, hi in verdict.error_spans],
+            "superseded_chunk_ids": list(verdict.superseded_chunk_ids),
+        },
+        sort_keys=True,
+    )
+
+
+def verdict_from_json(text: str) -> Verdict:
+    data = json.loads(text)
+    return Verdict(
+        label=Label(data["label"]),
+        probability=float(data["probability"]),
+        justification=data["justification"],
+        supporting_chunk_ids=tuple(data["supporting_chunk_ids"]),
+        verifier=data["verifier"],
+        verifier_version=data["verifier_version"],
+        decided_by=data["decided_by"],
+        judge_calls=0,
+        prompt_tokens=0,
+        completion_tokens=0,
+        cost_usd=0.0,
+        error_spans=tuple((int(lo), int(hi)) for lo, hi in data["error_spans"]),
+        superseded_chunk_ids=tuple(data["superseded_chunk_ids"]),
+    )

@@ -28,7 +28,9 @@ def stored_verdicts(store: Warehouse, keys: Collection[str]) -> dict[str, Stored
         row = VerdictRow.model_validate(record)
         if row.verdict_key is not None:
             origin = row.carried_from or row.audit_id
-            found[row.verdict_key] = StoredVerdict(row.verdict(), origin, row.vault_state)
+            # The verifier's own verdict, not one an analyst's mark set: the marks of the day
+            # are applied again after carry-over (a mark can be superseded or retired since).
+            found[row.verdict_key] = StoredVerdict(row.unmarked_verdict(), origin, row.vault_state)
     return found
 
 

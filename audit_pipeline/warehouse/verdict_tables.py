@@ -113,8 +113,10 @@ def verdict_rows(
     claims: Sequence[AuditClaim],
     verdicts: Sequence[Verdict],
     provenance: Mapping[str, Provenance] | None = None,
+    unmarked: Mapping[str, Verdict] | None = None,
 ) -> list[dict[str, Any]]:
-    """The ``verdicts`` rows of ``claims``; ``provenance`` as for ``write_verdicts``."""
+    """The ``verdicts`` rows of ``claims``; ``provenance`` and ``unmarked`` as for
+    ``write_verdicts``."""
     rows = []
     for claim, verdict in zip(claims, verdicts, strict=True):
         origin = (provenance or {}).get(claim.claim_id)
@@ -125,6 +127,7 @@ def verdict_rows(
             verdict_key=origin.verdict_key if origin else None,
             vault_state=origin.vault_state if origin else None,
             carried_from=origin.carried_from if origin else None,
+            verifier_verdict=(unmarked or {}).get(claim.claim_id),
         )
         rows.append(row.column_values())
     return rows
@@ -150,12 +153,15 @@ def write_verdicts(
     *,
     keep_chunk_history: bool = False,
     verifier_chain: str | None = None,
+    unmarked: Mapping[str, Verdict] | None = None,
 ) -> int:
     """Verdict rows, and their judge usage summed onto the audit row (with the verifier chain's
     description, JSON, when given), in one transaction.
 
     ``provenance`` (claim id -> key, vault state, carried from) comes from
     ``assemble_verification``.
+    ``unmarked`` (claim id -> verdict) keeps the verifier's own verdict beside each one an
+    analyst's mark changed.
     ``keep_chunk_history`` adds the current vault chunks to ``vault_chunk_history`` in the same
     transaction (an audit's verdicts; a single validation's rest on no vault state).
 
@@ -168,7 +174,7 @@ def write_verdicts(
         [
             (
                 "verdicts",
-                verdict_rows(audit_id, claims, verdicts, provenance),
+                verdict_rows(audit_id, claims, verdicts, provenance, unmarked),
                 {"audit_id": audit_id},
             )
         ],

@@ -26,7 +26,16 @@ from audit_pipeline.verification.stages.specifics import SpecificsCheck
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.policy_workspace import write_policy_workspace
 
-DEFAULT = ["specifics", "polarity", "rewrite", "entailment", "model", "staleness", "glossary"]
+DEFAULT = [
+    "specifics",
+    "polarity",
+    "rewrite",
+    "entailment",
+    "model",
+    "staleness",
+    "glossary",
+    "mark",
+]
 
 PLUGIN_PYPROJECT = """\
 [build-system]

@@ -286,3 +286,13 @@ def write_all(warehouse: Warehouse, *audits: AuditBuilder) -> None:
             ]
         )
     warehouse.replace_many(writes)
+
+
+def without_mark_script(page: str) -> str:
+    """The page without its one script, the mark control (allowed by hash): asserts it is
+    there exactly once, so what remains can be checked for any other script."""
+    from audit_pipeline.reports.mark_control import script_element
+
+    element = str(script_element())
+    assert page.count(element) == 1
+    return page.replace(element, "")

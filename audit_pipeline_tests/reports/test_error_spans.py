@@ -11,7 +11,7 @@ import pytest
 
 from audit_pipeline.reports.write import ReportPaths, write_report
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.reports.builders import AuditBuilder, write_all
+from audit_pipeline_tests.reports.builders import AuditBuilder, without_mark_script, write_all
 
 AUDIT_ID = "20261123T080000Z-vault_bot-cccc3333"
 CLAIM = "The warranty covers 36 months."
@@ -55,7 +55,7 @@ def test_an_error_span_over_hostile_text_stays_escaped(tmp_path: Path) -> None:
     page = paths.html.read_text(encoding="utf-8")
     text = paths.markdown.read_text(encoding="utf-8")
 
-    assert "<script" not in page.lower()
+    assert "<script" not in without_mark_script(page).lower()
     assert (
         'Run <mark class="error-span">&lt;script&gt;</mark>alert(1)&lt;/script&gt; to extend it.'
     ) in _response_html(page)

@@ -12,7 +12,7 @@ from markupsafe import Markup
 from audit_pipeline.reports.templating import ENV
 from audit_pipeline.reports.write import write_report
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.reports.builders import AuditBuilder, write_all
+from audit_pipeline_tests.reports.builders import AuditBuilder, without_mark_script, write_all
 
 HOSTILE = "\"'><script>alert(1)</script>"
 ESCAPED = "&quot;&#x27;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -42,7 +42,7 @@ def test_suite_text_in_ids_categories_and_attributes_is_escaped(tmp_path: Path) 
 
     page = write_report(store, audit.audit_id, tmp_path / "out").html.read_text(encoding="utf-8")
 
-    assert "<script" not in page.lower()
+    assert "<script" not in without_mark_script(page).lower()
     assert f'<td class="prompt" title="Question {ESCAPED}">' in page  # attribute position
     assert f"<h1>{ESCAPED} <span" in page and f"<title>Audit report · {ESCAPED}" in page
     assert f'<td class="name">{ESCAPED}</td><td>{ESCAPED}</td>' in page  # failed check

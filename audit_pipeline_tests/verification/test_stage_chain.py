@@ -25,7 +25,16 @@ from audit_pipeline_tests.verification.test_sample_vault_claims import verdicts
 
 WRONG_DEADLINE = "A lost laptop must be reported to the Security team within 3 days."
 DENIAL = "I do not enforce multi-factor authentication."
-DEFAULT = ["specifics", "polarity", "rewrite", "entailment", "model", "staleness", "glossary"]
+DEFAULT = [
+    "specifics",
+    "polarity",
+    "rewrite",
+    "entailment",
+    "model",
+    "staleness",
+    "glossary",
+    "mark",
+]
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +52,7 @@ def test_the_chain_each_verifier_setting_names() -> None:
     assert _names(cascade) == [*DEFAULT[:5], "judge", *DEFAULT[5:]]
     assert cascade.chain()[5].params == {"band": [0.2, 0.7]}
     llm = DetectionSettings(verifier="llm")
-    assert _names(llm) == ["judge", "staleness", "glossary"]
+    assert _names(llm) == ["judge", "staleness", "glossary", "mark"]
     assert llm.chain()[0].params == {"claims": "all"}
     assert set(DEFAULT) | {"judge", "reader"} <= set(registered())
 

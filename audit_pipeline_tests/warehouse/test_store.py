@@ -5,7 +5,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from audit_pipeline.warehouse.migrations import LATEST_VERSION
+from audit_pipeline.warehouse.migrations import LATEST_VERSION, MIGRATIONS
 from audit_pipeline.warehouse.store import Warehouse, WarehouseError
 
 
@@ -18,7 +18,9 @@ def test_migrations_are_recorded_and_applied_once(tmp_path: Path) -> None:
     assert warehouse.migrate() == LATEST_VERSION
     assert warehouse.migrate() == LATEST_VERSION
     versions = warehouse.query("SELECT version FROM schema_migrations ORDER BY version")
-    assert versions["version"].tolist() == list(range(1, LATEST_VERSION + 1))
+    # Every migration once, in order (a number may be left free for a branch in flight).
+    assert versions["version"].tolist() == [m.version for m in MIGRATIONS]
+    assert [m.version for m in MIGRATIONS] == sorted({m.version for m in MIGRATIONS})
 
 
 def test_migrate_keeps_existing_rows(tmp_path: Path) -> None:

@@ -96,6 +96,8 @@ MEANINGS: dict[str, str] = {
     "automation.vault_sensor.interval_s": "seconds between two looks at the vault",
     "automation.suite_sensor.enabled": "the suite change sensor's default status",
     "automation.suite_sensor.interval_s": "seconds between two looks at the suites",
+    "automation.marks_sensor.enabled": "the marks sensor's default status",
+    "automation.marks_sensor.interval_s": "seconds between two looks at the marks",
     "reliability.embedding_breaker.failure_threshold": "failures that open the circuit breaker",
     "reliability.embedding_breaker.reset_timeout_s": "seconds open before a trial call",
     "reliability.embedding_breaker.success_threshold": "successes that close it again",

@@ -41,13 +41,24 @@ class Reads(StrEnum):
     other); ``history``: one claim and its verdicts against earlier vault states (a batch
     audit only: the warehouse keeps them); ``glossary``: one claim's verdict and the glossary's
     lookup of the term it defines (run over every verdict of an audit, carried over or not,
-    because a glossary can change while the evidence does not).
+    because a glossary can change while the evidence does not); ``marks``: one claim's verdict
+    and the analysts' live mark on its claim key, with whether its evidence is the one the mark
+    was given against (run the same way, after carry-over: a mark made after one audit must
+    apply to the next even when its verdicts are carried over). The last two ``settle``:
+    ``VerifierChain.settle`` runs them over finished verdicts.
     """
 
     CLAIM = "claim"
     ANSWER = "answer"
     HISTORY = "history"
     GLOSSARY = "glossary"
+    MARKS = "marks"
+
+    @property
+    def settles(self) -> bool:
+        """Whether the chain runs it over finished verdicts (after carry-over) rather than
+        while verifying."""
+        return self in (Reads.GLOSSARY, Reads.MARKS)
 
 
 class Role(StrEnum):
@@ -111,7 +122,7 @@ class Stage(ABC, Generic[P]):
     Subclasses set ``name`` (what ``verdicts.decided_by`` stores when the stage decides),
     ``version`` (bump it when what the stage decides changes: the verifier's identity includes
     it, so no earlier verdict is carried over), ``Params``, ``reads`` and ``role``, and
-    implement ``judge`` (claim, history and glossary stages) or ``judge_answer`` (answer
+    implement ``judge`` (claim, history, glossary and marks stages) or ``judge_answer`` (answer
     stages). ``judge_claims`` may be overridden to batch work (model calls) over many claims.
     """
 

@@ -2,6 +2,7 @@
 
 from audit_pipeline.verification.stages import (  # noqa: F401
     entailment,
+    mark,
     model,
     polarity,
     rewrite,

@@ -135,7 +135,7 @@ class VerifierChain:
         states = [ClaimState() for _ in batch.claims]
         answer_probability: list[float | None] = [None] * len(batch.answers)
         for stage in self.stages:
-            if stage.reads is Reads.GLOSSARY or (stage.reads is Reads.HISTORY and history is None):
+            if stage.reads.settles or (stage.reads is Reads.HISTORY and history is None):
                 continue
             if stage.reads is Reads.ANSWER:
                 findings: list[Finding | None] = []
@@ -174,19 +174,21 @@ class VerifierChain:
         self,
         claims: Sequence[Claim],
         verdicts: Sequence[Verdict],
-        lookups: Mapping[int, Any],
+        inputs: Mapping[str, Mapping[int, Any]],
     ) -> list[Verdict]:
-        """``verdicts`` after the stages that read the glossary (``lookups``: by claim index,
-        the glossary's lookup of the term the claim defines). Run over every verdict of an
-        audit, carried over or fresh, and on every validation."""
-        glossary_stages = [s for s in self.stages if s.reads is Reads.GLOSSARY]
-        if not glossary_stages or not lookups:
+        """``verdicts`` after the stages that settle (``Reads.settles``), in chain order,
+        each fed ``inputs[its reads]`` (keyed by ``Reads``) by claim index: the glossary's
+        lookup of the term a claim defines, the analysts' live mark on its claim key. Run over
+        every verdict of an audit, carried over or fresh (and the glossary on every
+        validation); a claim no such stage speaks about keeps its verdict as it was."""
+        settling = [s for s in self.stages if s.reads.settles and inputs.get(s.reads)]
+        if not settling:
             return list(verdicts)
         batch = self.batch([Answer.of(claims, [() for _ in claims])])
         states = [state_of(v) for v in verdicts]
         changed: set[int] = set()
-        for stage in glossary_stages:
-            for index, lookup in lookups.items():
+        for stage in settling:
+            for index, lookup in inputs[stage.reads].items():
                 finding = stage.judge(ClaimCase(batch, index, states[index], lookup=lookup))
                 if finding is not None:
                     apply_finding(states[index], finding, stage)

@@ -19,6 +19,7 @@ label; the model only lowers their probability.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,7 +93,6 @@ class LearnedModel(Stage[ModelParams]):
         return {f"{self.model.version}.json": self.model.digest(), **entailment_files()}
 
     def judge_answer(self, answer: AnswerCase) -> list[Finding | None]:
-        params = self.params
         cases = answer.claims
         alignments = [case.analysis(alignment_analysis) for case in cases]
         matrix = (
@@ -100,15 +100,12 @@ class LearnedModel(Stage[ModelParams]):
             if alignments
             else np.zeros((0, len(self.model.feature_names)))
         )
-        supported = self.model.supported_probability(matrix) if alignments else np.zeros(0)
-        readings = [
-            self._reading(alignment, float(p), case.label)
-            for case, alignment, p in zip(cases, alignments, supported, strict=True)
-        ]
-        if params.answer_level:
-            probability = self.model.response_probability(response_features(matrix)[None, :])
+        inputs = [ReadingInput.of(a, case.label) for case, a in zip(cases, alignments, strict=True)]
+        readings, probability = read_answer(
+            self.model, self.params, inputs, matrix, [justify(a) for a in alignments]
+        )
+        if probability is not None:
             answer.hallucination_probability = probability
-            self._reconcile(readings, probability)
         findings: list[Finding | None] = []
         for case, alignment, reading in zip(cases, alignments, readings, strict=True):
             probability = self.model.thresholds.calibrated(reading.probability)
@@ -130,57 +127,102 @@ class LearnedModel(Stage[ModelParams]):
                 )
         return findings
 
-    def _reading(self, alignment: Alignment, probability: float, decided: Label | None) -> _Reading:
-        """The claim model's label (for a claim no earlier stage decided) and probability."""
-        thresholds = self.model.thresholds
-        text = justify(alignment)
-        if decided is not None:
-            if decided in HALLUCINATION_LABELS:
-                probability = min(probability, thresholds.unsupported - 1e-6)
-            return _Reading(decided, probability, True, text)
-        if alignment.best_sentence is None:
-            label = Label.UNSUPPORTED
-        elif (
-            probability < thresholds.unsupported
-            and self._nli_contradicts(alignment.features)
-            and not verbatim(alignment)
-        ):
-            label = Label.CONTRADICTED
-        elif probability < thresholds.unsupported:
-            label = Label.UNSUPPORTED
-        elif probability < thresholds.weak:
-            label = Label.WEAKLY_SUPPORTED
-        else:
-            label = Label.SUPPORTED
-        return _Reading(label, probability, False, text)
 
-    def _nli_contradicts(self, features: dict[str, float]) -> bool:
-        cut = self.params.nli_contradicted
-        return features["nli_contradicted"] >= cut and features["nli_unsupported"] >= 1 - cut
+@dataclass(frozen=True)
+class ReadingInput:
+    """What the fitted model's labelling reads of one claim besides its feature vector: the
+    label an earlier stage decided, whether any evidence was found, the entailment model's
+    contradiction reading and whether the claim repeats its evidence word for word. Kept as
+    plain values so ``audit-pipeline calibrate`` can replay the labelling of stored features
+    with another fitted model (``read_answer``), exactly as the stage labels."""
 
-    def _reconcile(self, readings: list[_Reading], probability: float) -> None:
-        """Claim labels made consistent with the answer model's decision (module docstring)."""
-        thresholds = self.model.thresholds
-        note = f" Response-level hallucination probability {probability:.2f}"
-        free = [r for r in readings if not r.decided]
-        if probability >= thresholds.response:
-            for reading in free:
-                below = reading.probability < thresholds.span
-                if reading.label is Label.CONTRADICTED:
-                    continue
-                if below and reading.label is not Label.UNSUPPORTED:
-                    reading.label = Label.UNSUPPORTED
-                elif not below and reading.label is Label.UNSUPPORTED:
-                    reading.label = Label.WEAKLY_SUPPORTED
-            if readings and not any(r.label in HALLUCINATION_LABELS for r in readings):
-                riskiest = min(readings, key=lambda r: r.probability)
-                riskiest.label = Label.UNSUPPORTED
-                riskiest.justification += f"{note}: flagged as the answer's least supported claim."
-        else:
-            for reading in free:
-                if reading.label in HALLUCINATION_LABELS:
-                    reading.label = Label.WEAKLY_SUPPORTED
-                    reading.justification += f"{note}: answer judged grounded overall."
+    decided: Label | None
+    has_evidence: bool
+    nli_contradicted: float
+    nli_unsupported: float
+    verbatim: bool
+
+    @classmethod
+    def of(cls, alignment: Alignment, decided: Label | None) -> ReadingInput:
+        return cls(
+            decided,
+            alignment.best_sentence is not None,
+            float(alignment.features["nli_contradicted"]),
+            float(alignment.features["nli_unsupported"]),
+            verbatim(alignment),
+        )
+
+
+def read_answer(
+    model: LocalModel,
+    params: ModelParams,
+    inputs: Sequence[ReadingInput],
+    matrix: np.ndarray,
+    texts: Sequence[str] | None = None,
+) -> tuple[list[_Reading], float | None]:
+    """The fitted model's reading of one answer's claims (``matrix``: their feature rows):
+    each claim's label and p(supported), made consistent with the answer model's decision
+    when ``params.answer_level``; returns the readings and that decision's probability."""
+    supported = model.supported_probability(matrix) if len(inputs) else np.zeros(0)
+    readings = [
+        _reading(model, params, given, float(p), texts[i] if texts else "")
+        for i, (given, p) in enumerate(zip(inputs, supported, strict=True))
+    ]
+    if not params.answer_level:
+        return readings, None
+    probability = model.response_probability(response_features(matrix)[None, :])
+    _reconcile(model, readings, probability)
+    return readings, probability
+
+
+def _reading(
+    model: LocalModel, params: ModelParams, given: ReadingInput, probability: float, text: str
+) -> _Reading:
+    """The claim model's label (for a claim no earlier stage decided) and probability."""
+    thresholds = model.thresholds
+    decided = given.decided
+    if decided is not None:
+        if decided in HALLUCINATION_LABELS:
+            probability = min(probability, thresholds.unsupported - 1e-6)
+        return _Reading(decided, probability, True, text)
+    cut = params.nli_contradicted
+    contradicts = given.nli_contradicted >= cut and given.nli_unsupported >= 1 - cut
+    if not given.has_evidence:
+        label = Label.UNSUPPORTED
+    elif probability < thresholds.unsupported and contradicts and not given.verbatim:
+        label = Label.CONTRADICTED
+    elif probability < thresholds.unsupported:
+        label = Label.UNSUPPORTED
+    elif probability < thresholds.weak:
+        label = Label.WEAKLY_SUPPORTED
+    else:
+        label = Label.SUPPORTED
+    return _Reading(label, probability, False, text)
+
+
+def _reconcile(model: LocalModel, readings: list[_Reading], probability: float) -> None:
+    """Claim labels made consistent with the answer model's decision (module docstring)."""
+    thresholds = model.thresholds
+    note = f" Response-level hallucination probability {probability:.2f}"
+    free = [r for r in readings if not r.decided]
+    if probability >= thresholds.response:
+        for reading in free:
+            below = reading.probability < thresholds.span
+            if reading.label is Label.CONTRADICTED:
+                continue
+            if below and reading.label is not Label.UNSUPPORTED:
+                reading.label = Label.UNSUPPORTED
+            elif not below and reading.label is Label.UNSUPPORTED:
+                reading.label = Label.WEAKLY_SUPPORTED
+        if readings and not any(r.label in HALLUCINATION_LABELS for r in readings):
+            riskiest = min(readings, key=lambda r: r.probability)
+            riskiest.label = Label.UNSUPPORTED
+            riskiest.justification += f"{note}: flagged as the answer's least supported claim."
+    else:
+        for reading in free:
+            if reading.label in HALLUCINATION_LABELS:
+                reading.label = Label.WEAKLY_SUPPORTED
+                reading.justification += f"{note}: answer judged grounded overall."
 
 
 def _in_band(label: Label, probability: float) -> float:
