@@ -71,6 +71,7 @@ class Scored:
     support: str
     verdict: str
     probability: float
+    decided_by: str  # the stage that set the label: where a failure is to be read
     flagged: bool
     in_evidence: bool
 
@@ -177,6 +178,7 @@ def measure(
                 support=row["support"],
                 verdict=str(outcome.verdict.label),
                 probability=round(outcome.verdict.probability, 4),
+                decided_by=outcome.verdict.decided_by,
                 flagged=outcome.flagged,
                 in_evidence=outcome.in_evidence,
             )

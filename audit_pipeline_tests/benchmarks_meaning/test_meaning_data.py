@@ -141,6 +141,7 @@ def _scored(split: str, domain: str, kind: str, flagged: bool, support: str = ""
         support=support if label == FABRICATED else "",
         verdict="contradicted" if flagged else "supported",
         probability=0.9 if flagged else 0.1,
+        decided_by="model",
         flagged=flagged,
         in_evidence=True,
     )
