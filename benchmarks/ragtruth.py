@@ -258,6 +258,9 @@ def report(
             "claims_per_s": n_claims / seconds if seconds else 0.0,
         },
         "counts": {"responses": len(records), "hallucinated": positives, "claims": n_claims},
+        # Per response, in record order: what a bootstrap over responses resamples.
+        "predicted": predicted,
+        "gold": gold,
     }
 
 
@@ -358,6 +361,13 @@ def mean_over_seeds(
             }
             for seed, run in zip(seeds, runs, strict=True)
         ],
+        # Each seed's held-out prediction per response, for a bootstrap interval
+        # (``benchmarks/bootstrap.py``).
+        "predictions": {
+            "ids": [p.record.record_id for p in prepared],
+            "gold": runs[0]["gold"],
+            "per_seed": [run["predicted"] for run in runs],
+        },
     }
 
 

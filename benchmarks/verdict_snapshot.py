@@ -3,7 +3,7 @@ verdict for verdict (label, probability, deciding stage).
 
     python -m benchmarks.verdict_snapshot --out FILE [--sets ragtruth,pairs,specifics]
                                           [--seeds 0,1,2,3,4] [--limit 300]
-    python -m benchmarks.verdict_snapshot --compare BEFORE AFTER
+    python -m benchmarks.verdict_snapshot --compare BEFORE AFTER [--limit 300]
     python -m benchmarks.verdict_snapshot --record FILE   # its figures as the shipped chain's
 
 The sets are those the no-regression rule names: RAGTruth dev (the shipped chain's verdict of
@@ -11,7 +11,9 @@ every claim, the features the learned model reads, and the grouped 5-fold CV fig
 seed), the held-out pair sets and the minimal-edit probes (``benchmarks.verifier_eval``, at
 most ``--limit`` pairs each) and the specifics benchmark (``benchmarks.specifics``). A
 refactoring that changes no decision gives two files whose rows are equal; ``--compare``
-counts the rows whose label or probability differ, per set, and the deciding stages that moved.
+counts the rows whose label or probability differ, per set, and the deciding stages that moved,
+and gives bootstrap 95 % intervals of the difference in F1 and balanced accuracy (RAGTruth's CV
+and each pair set; ``benchmarks/bootstrap.py``).
 ``--record`` keeps a full snapshot's figures as those measured for the shipped chain
 (``verification/stages/measured.json``, under the chain's digest), which the CLI, the report and
 ``audit-pipeline verifier`` then quote.
@@ -31,11 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from audit_pipeline.embedding import MemoEmbedder, SentenceTransformerEmbedder
-from audit_pipeline.records.verdicts import Verdict
+from audit_pipeline.records.verdicts import HALLUCINATION_LABELS, Verdict
 from audit_pipeline.verification.configured import build_verifier, local_chain
 from audit_pipeline.verification.detection_settings import DetectionSettings
 from audit_pipeline.verification.stages.measured import record_figures
-from benchmarks import ragtruth, specifics, verifier_eval
+from benchmarks import bootstrap, ragtruth, specifics, verifier_eval
 
 
 def _row(kind: str, key: str, verdict: Verdict, **extra: Any) -> dict[str, Any]:
@@ -74,7 +76,9 @@ def snapshot(
                 key = f"{item.record.record_id}:{claim.start}"
                 rows.append(_row("ragtruth", key, verdict, features=features))
         cv = ragtruth.mean_over_seeds(prepared, embedder, 5, seeds)
-        summary["ragtruth_cv"] = {k: cv[k] for k in ("response_level", "by_task", "per_seed")}
+        summary["ragtruth_cv"] = {
+            k: cv[k] for k in ("response_level", "by_task", "per_seed", "predictions")
+        }
         print("ragtruth", json.dumps(cv["response_level"]), flush=True)
     if "pairs" in sets:
         chain = local_chain(memo, answer_level=False)
@@ -83,7 +87,10 @@ def snapshot(
             result = verifier_eval.score_pairs(pairs, chain, memo, verdicts)
             summary[name] = result["verifier"]
             print(name, json.dumps(result["verifier"]), flush=True)
-            rows.extend(_row(name, str(i), v) for i, v in enumerate(verdicts))
+            rows.extend(
+                _row(name, str(i), v, gold=not pair.entailed)
+                for i, (pair, v) in enumerate(zip(pairs, verdicts, strict=True))
+            )
     if "specifics" in sets:
         claims = specifics.load_claims(specifics.DEFAULT_OUT)
         verifier = build_verifier(DetectionSettings(), embedder)
@@ -95,7 +102,10 @@ def snapshot(
     return [{"summary": summary}, *rows]
 
 
-def compare(before: Path, after: Path) -> dict[str, Any]:
+_FLAGGED = frozenset(str(label) for label in HALLUCINATION_LABELS)
+
+
+def compare(before: Path, after: Path, limit: int = 300) -> dict[str, Any]:
     """Per set: rows compared, label or probability changed, deciding stage changed (and to
     what), features changed; the two summaries side by side."""
 
@@ -120,8 +130,58 @@ def compare(before: Path, after: Path) -> dict[str, Any]:
         if a["spans"] != b["spans"]:
             counts["spans_changed"] += 1
     out["sets"] = {name: dict(counts) for name, counts in per_set.items()}
+    out["intervals"] = _intervals(summary_a, summary_b, rows_a, rows_b, limit)
+    for summary in (summary_a, summary_b):
+        summary.get("ragtruth_cv", {}).pop("predictions", None)
     out["summary_before"], out["summary_after"] = summary_a, summary_b
     return out
+
+
+def _intervals(
+    summary_a: dict[str, Any],
+    summary_b: dict[str, Any],
+    rows_a: dict[tuple[str, str], dict[str, Any]],
+    rows_b: dict[tuple[str, str], dict[str, Any]],
+    limit: int,
+) -> dict[str, Any]:
+    """Bootstrap 95 % intervals (``benchmarks/bootstrap.py``) of the no-regression figures:
+    RAGTruth's CV (mean over seeds) and each held-out pair set, paired where both snapshots
+    hold the rows."""
+    found: dict[str, Any] = {}
+    after_cv = summary_b.get("ragtruth_cv", {}).get("predictions")
+    if after_cv:
+        before_cv = summary_a.get("ragtruth_cv", {}).get("predictions")
+        paired = before_cv is not None and before_cv["ids"] == after_cv["ids"]
+        found["ragtruth"] = bootstrap.intervals(
+            before_cv["per_seed"] if paired and before_cv else None,
+            after_cv["per_seed"],
+            after_cv["gold"],
+        )
+        if not paired:
+            found["ragtruth"]["before"] = summary_a.get("ragtruth_cv", {}).get("response_level")
+    gold_by_set: dict[str, list[bool]] = {}
+    for name in ("wice", "qags", "summedits", "probes", "probes_seed11"):
+        keys = sorted((k for k in rows_b if k[0] == name), key=lambda k: int(k[1]))
+        if not keys or any(k not in rows_a for k in keys):
+            continue
+        if "gold" not in rows_b[keys[0]]:
+            if not gold_by_set:  # snapshots from before the rows kept their gold label
+                gold_by_set = {
+                    n: [not p.entailed for p in pairs]
+                    for n, pairs in verifier_eval.pair_sets(limit, 0).items()
+                }
+            gold = gold_by_set[name]
+            if len(gold) != len(keys):
+                found[name] = f"snapshot of another --limit than {limit}: no interval"
+                continue
+        else:
+            gold = [bool(rows_b[k]["gold"]) for k in keys]
+        found[name] = bootstrap.intervals(
+            [[rows_a[k]["label"] in _FLAGGED for k in keys]],
+            [[rows_b[k]["label"] in _FLAGGED for k in keys]],
+            gold,
+        )
+    return found
 
 
 def record(path: Path) -> str:
@@ -163,7 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.compare:
-        print(json.dumps(compare(*args.compare), indent=1))
+        before, after = args.compare
+        print(json.dumps(compare(before, after, limit=args.limit), indent=1))
         return 0
     if args.record:
         print(record(args.record))
