@@ -132,7 +132,8 @@ def test_calibrate_on_200_synthetic_marks_improves_held_out_precision(
     assert model.params["model"] == str(folder / "calibrated.json")
     calibrated = build_verifier(config.detection, None)
     assert calibrated.identity != shipped.identity
-    assert "local-5+cal1.json" in calibrated.stage("model").files()  # type: ignore[union-attr]
+    stages = calibrated.stages
+    assert "local-5+cal1.json" in next(s for s in stages if s.name == "model").files()
     assert main(["--config", str(config_path), "verifier"]) == 0
     assert "calibrated.json" in capfd.readouterr().out
 
