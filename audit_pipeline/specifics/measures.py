@@ -19,9 +19,11 @@ from audit_pipeline.text import wordlists
 _PINT_UNITS = {
     "ms": "millisecond", "second": "second", "minute": "minute", "hour": "hour", "day": "day",
     "week": "week", "month": "month", "year": "year", "mm": "millimeter", "cm": "centimeter",
-    "km": "kilometer", "metre": "meter", "inch": "inch", "ft": "foot", "kg": "kilogram",
-    "gram": "gram", "lb": "pound", "kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte",
-    "tb": "terabyte", "mbps": "megabit / second", "gbps": "gigabit / second",
+    "km": "kilometer", "metre": "meter", "inch": "inch", "ft": "foot", "mile": "mile",
+    "kg": "kilogram", "gram": "gram", "mg": "milligram", "tonne": "metric_ton", "lb": "pound",
+    "oz": "ounce", "ml": "milliliter", "litre": "liter", "fortnight": "fortnight",
+    "kb": "kilobyte", "mb": "megabyte", "gb": "gigabyte", "tb": "terabyte",
+    "mbps": "megabit / second", "gbps": "gigabit / second",
 }  # fmt: skip
 TEMPERATURES = frozenset({"°c", "°f"})
 TIME = "[time]"
@@ -67,6 +69,13 @@ def unit_scale(unit: str) -> tuple[str, float] | None:
     quantity = _registry().Quantity(1.0, name)  # type: ignore[attr-defined]
     base = quantity.to_base_units()
     return str(base.dimensionality), float(base.magnitude)
+
+
+def base_amount(value: float) -> float:
+    """An amount on pint's base scale, rounded to 6 significant figures so that the same
+    amount reached from two units is one number (500 mg and 0.5 g are 0.0005 kg, not
+    0.0005000000000000001)."""
+    return float(f"{value:.6g}")
 
 
 def period(count: float, unit: str) -> float:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from audit_pipeline.specifics.measures import base_amount, unit_scale
 from audit_pipeline.text import wordlists
 from audit_pipeline.text.sentences import trim
 
@@ -38,14 +39,22 @@ _UNIT_ALIASES = (
     ("inch", r"inch(?:es)?\b"),
     ("ft", r"ft\b|feet\b|foot\b"),
     ("kg", r"kg\b|kilo(?:gram)?s?\b"),
-    ("gram", r"grams?\b"),
+    ("mg", r"mg\b|milligrams?\b"),
+    # A lone "g" only in lower case: "5G" is a network, "5 g" a weight.
+    ("gram", r"grams?\b|(?-i:g)\b"),
+    ("tonne", r"tonnes?\b|metric\s+tons?\b"),
     ("lb", r"lbs?\b"),
+    ("oz", r"oz\b|ounces?\b"),
+    ("ml", r"ml\b|millilit(?:er|re)s?\b"),
+    ("litre", r"lit(?:er|re)s?\b"),
+    ("mile", r"miles?\b"),
     ("ms", r"ms\b|milliseconds?\b"),
     ("second", r"seconds?\b|secs?\b"),
     ("minute", r"minutes?\b|mins?\b"),
     ("hour", r"hours?\b|hrs?\b|h\b"),
     ("day", r"days?\b"),
     ("week", r"weeks?\b|wks?\b"),
+    ("fortnight", r"fortnights?\b"),
     ("month", r"months?\b|mos?\b"),
     ("year", r"years?\b|yrs?\b"),
     ("kb", r"kb\b|kilobytes?\b"),
@@ -143,6 +152,30 @@ _COMPOUND_NUMBER_WORD = re.compile(
 _NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
 # "one" is a number only before a unit ("one week"); elsewhere it is a pronoun.
 _ONE_BEFORE_UNIT = re.compile(r"\b(one)\b(?=[^\S\n]+(?:[a-z]+[^\S\n]+)?[a-z]+)", re.IGNORECASE)
+# "for a year", "within an hour": an article right after a word that takes a span of time
+# or an amount states one unit. Elsewhere an article before a unit is a rate ("£25 a month",
+# "once a year"), never an amount.
+_ARTICLE_AMOUNT = re.compile(
+    r"\b(?:for|within|in|after|over|under|about|around|than|by|lasts?|lasting|takes?|taking)"
+    r"[^\S\n]+(an?)\b",
+    re.IGNORECASE,
+)
+# "two and a half days", "1 and a half hours"; "half an hour", "half a day".
+_AND_A_HALF = re.compile(
+    rf"(?<![\w.])(\d+|{_COMPOUND_NUMBER_WORD.pattern}|"
+    + "|".join(_NUMBER_WORDS)
+    + r"|one|an?)[^\S\n]+and[^\S\n]+a[^\S\n]+half\b",
+    re.IGNORECASE,
+)
+_HALF_AN = re.compile(r"\bhalf[^\S\n]+an?\b", re.IGNORECASE)
+# A share said in words: "three quarters of an hour" is an amount (45 minutes); "half the
+# cost" is the percentage a restatement may write instead ("50% of the cost"), though not an
+# amount of its own: "a fifth of the Premier limit" asks for arithmetic, not a figure the
+# evidence must state. ("a quarter" alone is a period: "once a quarter".)
+_FRACTION_WORDS = wordlists.pairs("specifics", "fraction_words", float)
+_FRACTION = "|".join(re.escape(w) for w in _FRACTION_WORDS)
+_FRACTION_OF_UNIT = re.compile(rf"\b({_FRACTION})[^\S\n]+of[^\S\n]+an?\b", re.IGNORECASE)
+_FRACTION_SHARE = re.compile(rf"\b({_FRACTION})(?=[^\S\n]+(?:of|the)\b)", re.IGNORECASE)
 # "SOC two" is SOC 2 spelled out: the same identifier, not a count of two.
 _ACRONYM_WORD_ID = re.compile(
     r"\b(?!(?:USD|EUR|GBP|AUD|CAD|NZD|CHF|JPY|INR|HKD|SGD|AM|PM)\b)([A-Z]{2,6})\s+("
@@ -192,9 +225,16 @@ def _time_keys(hour: int, minute: int, meridiem: str | None) -> frozenset[Key]:
 
 
 def _number_keys(values: set[float], unit: str | None) -> set[Key]:
-    """A measurement matches only its own unit; a bare number matches every unit, as before."""
+    """A measurement matches only its own unit, or the same amount in another unit of its
+    dimension ("12 months" is "1 year", "0.5 g" is "500 mg": one ``b:`` key on pint's base
+    scale); a bare number matches every unit, as before."""
     kinds = [f"n:{unit}"] if unit else ["n", *(f"n:{name}" for name in _UNIT_NAMES)]
-    return {(kind, value) for kind in kinds for value in values}
+    keys = {(kind, value) for kind in kinds for value in values}
+    scale = unit_scale(unit) if unit else None
+    if scale is not None:
+        dimension, factor = scale
+        keys.update((f"b:{dimension}", base_amount(value * factor)) for value in values)
+    return keys
 
 
 def _unit_after(text: str, end: int) -> tuple[str | None, int]:
@@ -207,6 +247,15 @@ def _unit_after(text: str, end: int) -> tuple[str | None, int]:
     if second and (after := _UNIT.match(text, second.end())) and after.lastgroup:
         return _UNIT_ALIASES[int(after.lastgroup[1:])][0], end
     return None, end
+
+
+def _whole_number(word: str) -> float:
+    """ "21", "twenty-one", "seven", "one", "a": the whole number before "and a half"."""
+    if word.isdigit():
+        return float(word)
+    if compound := _COMPOUND_NUMBER_WORD.fullmatch(word):
+        return float(_NUMBER_WORDS[compound.group(1)] + _ONES.index(compound.group(2)) + 1)
+    return float(_NUMBER_WORDS.get(word, 1))
 
 
 def _identifier_key(prefix: str, number: str) -> Key:
@@ -249,6 +298,24 @@ def quantities(text: str) -> list[Quantity]:
     for match in _VERSION_ID.finditer(text):
         if free(*match.span()):
             add(*match.span(), {_identifier_key("v", match.group(1))})
+    for match in _AND_A_HALF.finditer(text):
+        unit, end = _unit_after(text, match.end())
+        if unit is not None and free(match.start(), end):
+            whole = _whole_number(match.group(1).lower())
+            add(match.start(), end, _number_keys({whole + 0.5}, unit), unit)
+    for match in _HALF_AN.finditer(text):
+        unit, end = _unit_after(text, match.end())
+        if unit is not None and free(match.start(), end):
+            add(match.start(), end, _number_keys({0.5}, unit), unit)
+    for match in _ARTICLE_AMOUNT.finditer(text):
+        unit, end = _unit_after(text, match.end(1))
+        if unit is not None and unit_scale(unit) is not None and free(match.start(1), end):
+            add(match.start(1), end, _number_keys({1.0}, unit), unit)
+    for match in _FRACTION_OF_UNIT.finditer(text):
+        unit, end = _unit_after(text, match.end())
+        if unit is not None and free(match.start(), end):
+            share = _FRACTION_WORDS[match.group(1).lower()] / 100
+            add(match.start(), end, _number_keys({share}, unit), unit)
     for match in _AMPM.finditer(text):
         hour, minute = int(match.group(1)), int(match.group(2) or 0)
         if free(*match.span()) and 1 <= hour <= 12 and minute < 60:
@@ -298,9 +365,21 @@ def quantities(text: str) -> list[Quantity]:
     return [quantity for _, quantity in sorted(found, key=lambda item: item[0])]
 
 
+def shares(text: str) -> list[Quantity]:
+    """Shares said in words ("half the cost", "a third of the staff") as percentages: what
+    a claim's "50%" may restate. Never a claim's own figure (``quantities`` leaves them out)."""
+    found = []
+    for match in _FRACTION_SHARE.finditer(text):
+        share = _FRACTION_WORDS[match.group(1).lower()]
+        found.append(Quantity(match.group(), frozenset({("n:%", share)}), "%", *match.span()))
+    return found
+
+
 def quantity_keys(text: str) -> set[Key]:
+    """Every value ``text`` states, a share in words as its percentage included: the keys a
+    claim's figures are looked up in."""
     keys: set[Key] = set()
-    for quantity in quantities(text):
+    for quantity in (*quantities(text), *shares(text)):
         keys.update(quantity.keys)
     return keys
 

@@ -74,6 +74,7 @@ _CONTRARY_MODES = frozenset(
 # "not" on the auxiliary "be").
 _VERB_GROUP = frozenset({"aux", "auxpass", "cop", "prt"})
 _ARGUMENTS = frozenset({"nsubj", "nsubjpass", "dobj", "attr", "expl"})
+_NEGATIVE_PRONOUNS = wordlists.words("verification", "negative_pronouns")
 
 
 @dataclass(frozen=True)
@@ -155,8 +156,12 @@ def _clause(head: Token) -> _Clause:
         1
         for child in head.children
         if child.dep_ in _ARGUMENTS
-        and any(
-            grand.dep_ == "det" and grand.lower_ in ("no", "neither") for grand in child.children
+        and (
+            child.lower_ in _NEGATIVE_PRONOUNS
+            or any(
+                grand.dep_ == "det" and grand.lower_ in ("no", "neither")
+                for grand in child.children
+            )
         )
     )
     if stem(head.lemma_.lower()) in DENYING_WORDS or stem(head.lower_) in DENYING_WORDS:

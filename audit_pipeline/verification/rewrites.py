@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from audit_pipeline.specifics.measures import same_value
+from audit_pipeline.specifics.quantities import Key, quantities, shares
 from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import stem
 from audit_pipeline.verification.signals import ANTONYMS, DENYING_WORDS, NEGATION_WORDS
@@ -153,6 +155,31 @@ def _classify(
     return "addition" if unseen else ""
 
 
+def _amounts(text: str, start: int, end: int) -> set[Key]:
+    """The measured amounts (on pint's base scale, or as a percentage) ``text`` states
+    between ``start`` and ``end``."""
+    return {
+        key
+        for quantity in (*quantities(text), *shares(text))
+        if quantity.start < end and start < quantity.end
+        for key in quantity.keys
+        if key[0].startswith(("b:", "n:%"))
+    }
+
+
+def _same_amount(
+    claim: str, start: int, end: int, sentence: str, old_start: int, old_end: int
+) -> bool:
+    """A replaced stretch that states the evidence's amount in other words or units ("a year"
+    for "12 months", "0.5 g" for "500 mg", "half" for "50%"): a restatement, not an edit."""
+    said = _amounts(sentence, old_start, old_end)
+    return any(
+        kind == other_kind and same_value(value, value, other, other)
+        for kind, value in _amounts(claim, start, end)
+        for other_kind, other in said
+    )
+
+
 def rewrite_edits(
     claim: str, sentence: str, evidence_words: frozenset[str]
 ) -> tuple[RewriteEdit, ...] | None:
@@ -165,7 +192,8 @@ def rewrite_edits(
     if len(claim_tokens) < MIN_WORDS:
         return None
     new_words = [t.lower() for t, _, _ in claim_tokens]
-    old_words = [m.group().lower() for m in _WORD.finditer(sentence)]
+    sentence_tokens = [(m.group(), m.start(), m.end()) for m in _WORD.finditer(sentence)]
+    old_words = [t.lower() for t, _, _ in sentence_tokens]
     matcher = SequenceMatcher(None, old_words, new_words, autojunk=False)
     opcodes = matcher.get_opcodes()
     kept = sum(j2 - j1 for tag, _, _, j1, j2 in opcodes if tag == "equal")
@@ -186,6 +214,11 @@ def rewrite_edits(
         if tag == "equal":
             continue
         if all(moved[w] for w in (*old_words[i1:i2], *new_words[j1:j2])):
+            continue
+        if tag == "replace" and _same_amount(
+            claim, claim_tokens[j1][1], claim_tokens[j2 - 1][2],
+            sentence, sentence_tokens[i1][1], sentence_tokens[i2 - 1][2],
+        ):  # fmt: skip
             continue
         surface = [t for t, _, _ in claim_tokens[j1:j2]]
         kind = _classify(old_words[i1:i2], new_words[j1:j2], surface, evidence_words, j1 == 0)
