@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
+from audit_pipeline.records.marks import marks_phrase
 from audit_pipeline.reports.formatting import plain_excerpt
 from audit_pipeline.scoring.audit_outcome import AuditOutcome
 from audit_pipeline.scoring.gates import GateResult
@@ -195,13 +196,7 @@ def marks_line(meta: Mapping[str, Any]) -> str:
     """``2 verdicts set by analysts' marks (1 mark no longer applies: evidence changed)``;
     "" when no mark touched the audit (suppressed false alarms are listed, never hidden)."""
     made, retired = int(meta.get("set_by_marks") or 0), int(meta.get("marks_no_longer_apply") or 0)
-    if not made and not retired:
-        return ""
-    text = f"{made} verdict{'s' if made != 1 else ''} set by analysts' marks"
-    if retired:
-        text += f" ({retired} mark{'s' if retired != 1 else ''} no longer appl"
-        text += f"{'y' if retired != 1 else 'ies'}: evidence changed)"
-    return text
+    return marks_phrase(made, retired)
 
 
 def judge_line(meta: Mapping[str, Any]) -> str:

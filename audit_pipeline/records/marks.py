@@ -101,3 +101,16 @@ class MarkLookup:
 
     mark: Mark
     evidence_unchanged: bool
+
+
+def marks_phrase(made: int, retired: int) -> str:
+    """``2 verdicts set by analysts' marks (1 mark no longer applies: evidence changed)``; ""
+    when no mark touched the audit. One wording for the CLI's summary and the report, since
+    suppressed false alarms are listed, never hidden."""
+    if not made and not retired:
+        return ""
+    text = f"{made} verdict{'s' if made != 1 else ''} set by analysts' marks"
+    if retired:
+        text += f" ({retired} mark{'s' if retired != 1 else ''} no longer appl"
+        text += f"{'y' if retired != 1 else 'ies'}: evidence changed)"
+    return text

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from audit_pipeline.records.marks import marks_phrase
 from audit_pipeline.reports.data import Claim, ReportData
 from audit_pipeline.verification.stages.mark import NO_LONGER_APPLIES
 
@@ -61,11 +62,4 @@ def marks_retired(data: ReportData) -> list[MarkedClaim]:
 def marks_sentence(data: ReportData) -> str:
     """ "2 verdicts set by analysts' marks (1 mark no longer applies: evidence changed)"; ""
     when no mark touched the audit."""
-    made, retired = len(set_by_marks(data)), len(marks_retired(data))
-    if not made and not retired:
-        return ""
-    text = f"{made} verdict{'s' if made != 1 else ''} set by analysts' marks"
-    if retired:
-        text += f" ({retired} mark{'s' if retired != 1 else ''} no longer appl"
-        text += f"{'y' if retired != 1 else 'ies'}: evidence changed)"
-    return text
+    return marks_phrase(len(set_by_marks(data)), len(marks_retired(data)))
