@@ -22,7 +22,7 @@ export NO_MKDOCS_2_WARNING := 1
 
 # The lineage of a whole audit in the UI: the global asset graph with every group expanded
 # (the UI collapses them on a first visit). A test keeps the list equal to the asset groups.
-GROUPS := vault index suites responses claims evidence verification assertions validation scoring reports evaluation
+GROUPS := vault index suites responses claims evidence marks verification assertions validation scoring reports evaluation
 comma := ,
 empty :=
 space := $(empty) $(empty)
