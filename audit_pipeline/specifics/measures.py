@@ -72,10 +72,11 @@ def unit_scale(unit: str) -> tuple[str, float] | None:
 
 
 def base_amount(value: float) -> float:
-    """An amount on pint's base scale, rounded to 6 significant figures so that the same
+    """An amount on pint's base scale, rounded to 9 significant figures so that the same
     amount reached from two units is one number (500 mg and 0.5 g are 0.0005 kg, not
-    0.0005000000000000001)."""
-    return float(f"{value:.6g}")
+    0.0005000000000000001) while two figures a writer tells apart stay apart (31,536,000 and
+    31,536,005 seconds)."""
+    return float(f"{value:.9g}")
 
 
 def period(count: float, unit: str) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 
 from audit_pipeline.specifics.measures import base_amount, unit_scale
 from audit_pipeline.text import wordlists
@@ -168,11 +169,13 @@ _AND_A_HALF = re.compile(
     re.IGNORECASE,
 )
 _HALF_AN = re.compile(r"\bhalf[^\S\n]+an?\b", re.IGNORECASE)
+# "an hour and a half", "one year and a half": half a unit more.
+_AND_A_HALF_AFTER = re.compile(r"[^\S\n]+and[^\S\n]+a[^\S\n]+half\b", re.IGNORECASE)
 # A share said in words: "three quarters of an hour" is an amount (45 minutes); "half the
 # cost" is the percentage a restatement may write instead ("50% of the cost"), though not an
 # amount of its own: "a fifth of the Premier limit" asks for arithmetic, not a figure the
 # evidence must state. ("a quarter" alone is a period: "once a quarter".)
-_FRACTION_WORDS = wordlists.pairs("specifics", "fraction_words", float)
+_FRACTION_WORDS = wordlists.pairs("specifics", "fraction_words", lambda v: float(Fraction(v)))
 _FRACTION = "|".join(re.escape(w) for w in _FRACTION_WORDS)
 _FRACTION_OF_UNIT = re.compile(rf"\b({_FRACTION})[^\S\n]+of[^\S\n]+an?\b", re.IGNORECASE)
 _FRACTION_SHARE = re.compile(rf"\b({_FRACTION})(?=[^\S\n]+(?:of|the)\b)", re.IGNORECASE)
@@ -249,6 +252,13 @@ def _unit_after(text: str, end: int) -> tuple[str | None, int]:
     return None, end
 
 
+def _and_a_half(text: str, value: float, end: int) -> tuple[float, int]:
+    """ "an hour and a half": the value and end of the amount, with the half when it follows."""
+    if half := _AND_A_HALF_AFTER.match(text, end):
+        return value + 0.5, half.end()
+    return value, end
+
+
 def _whole_number(word: str) -> float:
     """ "21", "twenty-one", "seven", "one", "a": the whole number before "and a half"."""
     if word.isdigit():
@@ -310,7 +320,8 @@ def quantities(text: str) -> list[Quantity]:
     for match in _ARTICLE_AMOUNT.finditer(text):
         unit, end = _unit_after(text, match.end(1))
         if unit is not None and unit_scale(unit) is not None and free(match.start(1), end):
-            add(match.start(1), end, _number_keys({1.0}, unit), unit)
+            value, end = _and_a_half(text, 1.0, end)
+            add(match.start(1), end, _number_keys({value}, unit), unit)
     for match in _FRACTION_OF_UNIT.finditer(text):
         unit, end = _unit_after(text, match.end())
         if unit is not None and free(match.start(), end):
@@ -361,7 +372,8 @@ def quantities(text: str) -> list[Quantity]:
     for match in _ONE_BEFORE_UNIT.finditer(text):
         unit, end = _unit_after(text, match.end())
         if unit is not None and free(match.start(), end):
-            add(match.start(), end, _number_keys({1.0}, unit), unit)
+            value, end = _and_a_half(text, 1.0, end)
+            add(match.start(), end, _number_keys({value}, unit), unit)
     return [quantity for _, quantity in sorted(found, key=lambda item: item[0])]
 
 

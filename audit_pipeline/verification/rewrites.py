@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from audit_pipeline.specifics.measures import same_value
 from audit_pipeline.specifics.quantities import Key, quantities, shares
 from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import stem
@@ -171,13 +170,10 @@ def _same_amount(
     claim: str, start: int, end: int, sentence: str, old_start: int, old_end: int
 ) -> bool:
     """A replaced stretch that states the evidence's amount in other words or units ("a year"
-    for "12 months", "0.5 g" for "500 mg", "half" for "50%"): a restatement, not an edit."""
-    said = _amounts(sentence, old_start, old_end)
-    return any(
-        kind == other_kind and same_value(value, value, other, other)
-        for kind, value in _amounts(claim, start, end)
-        for other_kind, other in said
-    )
+    for "12 months", "0.5 g" for "500 mg", "half" for "50%"): a restatement, not an edit.
+    Exactly the amount (``base_amount``'s keys), not a near one: "31,536,005 seconds" for
+    "31,536,000 seconds" is an edit."""
+    return bool(_amounts(claim, start, end) & _amounts(sentence, old_start, old_end))
 
 
 def rewrite_edits(

@@ -127,6 +127,9 @@ def test_a_number_in_words_is_the_number(number: int, unit: str, half: bool) -> 
 def test_an_article_after_a_span_word_is_one_unit_and_a_rate_is_none(unit: str) -> None:
     article = "an" if unit == "hour" else "a"
     assert _amount_keys(f"kept for {article} {unit}") == _amount_keys(f"kept for 1 {unit}")
+    assert _amount_keys(f"within {article} {unit} and a half") == _amount_keys(
+        f"within 1.5 {unit}s"
+    )
     assert not _amount_keys(f"£25 {article} {unit}") - _amount_keys("£25")
     assert not quantities(f"once {article} {unit}")
 
@@ -163,6 +166,16 @@ OPENINGS = [
     "Temperature, delivery and cleaning records are always kept for",
     "According to the current policy each approved request holds",
 ]
+
+
+@given(st.integers(10_000, 99_999_999), st.integers(1, 9), st.sampled_from(OPENINGS))
+def test_a_figure_changed_in_its_last_digits_is_an_edit(
+    figure: int, change: int, opening: str
+) -> None:
+    sentence = f"{opening} {figure} seconds in every case."
+    claim = f"{opening} {figure + change} seconds in every case."
+    words = frozenset(w.lower() for w in sentence.replace(".", " ").split())
+    assert [edit.kind for edit in rewrite_edits(claim, sentence, words) or ()] == ["number"]
 
 
 @given(restatements(), st.sampled_from(OPENINGS))
