@@ -188,6 +188,7 @@ def record(path: Path) -> str:
     """Keep the figures of the full snapshot at ``path`` for the shipped (default) chain."""
     summary = json.loads(path.read_text(encoding="utf-8").splitlines()[0])["summary"]
     cv = summary["ragtruth_cv"]
+    cv.pop("predictions", None)  # per-response rows are for intervals, not for the package
     response = cv["response_level"]
     seeds = ",".join(str(run["seed"]) for run in cv["per_seed"])
     pairs = "; ".join(
