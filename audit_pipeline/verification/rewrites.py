@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from audit_pipeline.specifics.quantities import Key, quantities, shares
+from audit_pipeline.specifics.quantities import Key, Quantity, quantities, shares
 from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import stem
 from audit_pipeline.verification.signals import ANTONYMS, DENYING_WORDS, NEGATION_WORDS
@@ -154,12 +154,19 @@ def _classify(
     return "addition" if unseen else ""
 
 
+@lru_cache(maxsize=1024)
+def _stated(text: str) -> tuple[Quantity, ...]:
+    """Every amount and share of ``text``, read once: a claim is set against many evidence
+    sentences, each with several replaced stretches."""
+    return (*quantities(text), *shares(text))
+
+
 def _amounts(text: str, start: int, end: int) -> set[Key]:
     """The measured amounts (on pint's base scale, or as a percentage) ``text`` states
     between ``start`` and ``end``."""
     return {
         key
-        for quantity in (*quantities(text), *shares(text))
+        for quantity in _stated(text)
         if quantity.start < end and start < quantity.end
         for key in quantity.keys
         if key[0].startswith(("b:", "n:%"))
