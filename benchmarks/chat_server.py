@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +37,9 @@ class ServerReply:
     body: Any = field(default_factory=dict)  # bytes are sent as-is, anything else as JSON
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    # Drop the connection with a TCP reset instead of answering (a crashed upstream, a proxy
+    # killing the socket): the client sees a transport error, never a status.
+    reset: bool = False
 
 
 Responder = Callable[[ReceivedRequest], ServerReply]
@@ -70,6 +74,9 @@ class ChatServer:
                 reply = server.respond(received)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.reset:
+                    self._reset()
+                    return
                 body = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body)
                 data = body if isinstance(body, bytes) else body.encode()
                 self.send_response(reply.status)
@@ -81,6 +88,13 @@ class ChatServer:
                 # The client may have given up (timeout, size limit): expected in tests.
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(data)
+
+            def _reset(self) -> None:
+                """Close with SO_LINGER 0: the kernel sends RST instead of FIN."""
+                linger = struct.pack("ii", 1, 0)
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+                self.close_connection = True
+                self.connection.close()
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

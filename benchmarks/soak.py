@@ -1,16 +1,18 @@
 """Soak run of the target runner against a chat endpoint that misbehaves on purpose.
 
-A real threaded HTTP server on 127.0.0.1 fails about 10 % of calls with a 5xx, lets about 5 %
-run past the target's timeout, and answers the rest after 5-20 ms. At least a thousand prompts
-go through the real ``http`` target and ``run_suite`` with retries on. What the run must show:
-every suite turn comes back as exactly one row (``lost`` is 0), every answer belongs to the
-prompt it is filed under, and only the calls whose every attempt failed become error rows.
+A real threaded HTTP server on 127.0.0.1 injects faults into 20 % of calls by default: 8 %
+answer with a 5xx, 4 % run past the target's timeout, 4 % drop the connection with a TCP reset,
+4 % answer slowly but within the timeout (the rest after 5-20 ms). Ten thousand prompts go
+through the real ``http`` target and ``run_suite`` with retries on. What the run must show:
+every suite turn comes back as exactly one row (``lost`` and ``doubled`` are 0), every answer
+belongs to the prompt it is filed under, and only the calls whose every attempt failed become
+error rows.
 
 The fault pattern is a pure function of (seed, prompt, attempt number), never of timing or
 thread order, so two runs with the same arguments meet the same faults and their figures can be
 compared; only the wall time and throughput move.
 
-    .venv/bin/python -m benchmarks.soak [--prompts 1000] [--concurrency 16] [--json OUT]
+    .venv/bin/python -m benchmarks.soak [--prompts 10000] [--concurrency 16] [--json OUT]
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ class FaultPlan:
     error_rate: float
     timeout_rate: float
     timeout_s: float
+    reset_rate: float = 0.0
+    slow_rate: float = 0.0
 
     def reply(self, message: str, attempt: int) -> ServerReply:
         digest = hashlib.sha256(f"{self.seed}:{message}:{attempt}".encode()).digest()
@@ -64,9 +68,18 @@ class FaultPlan:
         if roll < self.error_rate:
             status = draw.choice(SERVER_ERRORS)
             return ServerReply(status=status, body={"error": "injected fault"})
-        if roll < self.error_rate + self.timeout_rate:
+        roll -= self.error_rate
+        if roll < self.timeout_rate:
             # Well past the client's limit, so a slow scheduler cannot turn it into a success.
             return ServerReply(body={"answer": answer_for(message)}, delay_s=self.timeout_s + 0.4)
+        roll -= self.timeout_rate
+        if roll < self.reset_rate:
+            return ServerReply(reset=True, delay_s=draw.uniform(0.0, 0.01))
+        roll -= self.reset_rate
+        if roll < self.slow_rate:
+            # Slow but in time (at most half the limit, so a busy machine keeps it in time).
+            delay = draw.uniform(0.25, 0.5) * self.timeout_s
+            return ServerReply(body={"answer": answer_for(message)}, delay_s=delay)
         return ServerReply(body={"answer": answer_for(message)}, delay_s=draw.uniform(0.005, 0.02))
 
 
@@ -105,7 +118,7 @@ def tally(suite: PromptSuite, records: list[ResponseRecord]) -> dict[str, int]:
     keys = [(r.prompt_id, r.turn) for r in records]
     seen = Counter(keys)
     missing = sum(1 for prompt_id, turn, _ in expected if seen[(prompt_id, turn)] == 0)
-    duplicated = sum(count - 1 for count in seen.values() if count > 1)
+    doubled = sum(count - 1 for count in seen.values() if count > 1)
     prompts = {(prompt_id, turn): text for prompt_id, turn, text in expected}
     misfiled = sum(
         1
@@ -116,7 +129,8 @@ def tally(suite: PromptSuite, records: list[ResponseRecord]) -> dict[str, int]:
         "sent": len(expected),
         "completed": sum(1 for r in records if r.error is None),
         "failed": sum(1 for r in records if r.error is not None),
-        "lost": missing + duplicated,
+        "lost": missing,
+        "doubled": doubled,
         "misfiled": misfiled,
         "out_of_order": int(keys != [(prompt_id, turn) for prompt_id, turn, _ in expected]),
         "retries": sum(max(0, r.attempts - 1) for r in records),
@@ -133,8 +147,10 @@ def soak(
     backoff_s: float,
     error_rate: float,
     timeout_rate: float,
+    reset_rate: float = 0.0,
+    slow_rate: float = 0.0,
 ) -> dict[str, Any]:
-    plan = FaultPlan(seed, error_rate, timeout_rate, timeout_s)
+    plan = FaultPlan(seed, error_rate, timeout_rate, timeout_s, reset_rate, slow_rate)
     suite = synthetic_suite(prompts, "soak", "SOAK", QUESTION)
     with FaultyServer(plan) as faulty:
         config = parse_target_config(
@@ -168,25 +184,30 @@ def soak(
     figures["server_calls"] = server_calls
     figures["wall_s"] = round(wall_s, 2)
     figures["prompts_per_s"] = round(figures["sent"] / wall_s, 1)
-    errors = Counter(
-        "timeout" if "no complete answer" in (r.error or "") else "5xx"
-        for r in records
-        if r.error is not None
-    )
+    errors = Counter(_cause(r.error) for r in records if r.error is not None)
     figures["failed_by_cause"] = dict(errors)
     return figures
 
 
+def _cause(error: str) -> str:
+    """What made every attempt of an error row fail, from the runner's message."""
+    if "no complete answer" in error:
+        return "timeout"
+    return "reset" if "connection failed" in error else "5xx"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--prompts", type=int, default=1000)
+    parser.add_argument("--prompts", type=int, default=10_000)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--timeout-s", type=float, default=0.5, help="the target's timeout_s")
     parser.add_argument("--max-retries", type=int, default=3)
     parser.add_argument("--backoff-s", type=float, default=0.2, help="first retry's backoff")
-    parser.add_argument("--error-rate", type=float, default=0.10)
-    parser.add_argument("--timeout-rate", type=float, default=0.05)
+    parser.add_argument("--error-rate", type=float, default=0.08, help="5xx replies")
+    parser.add_argument("--timeout-rate", type=float, default=0.04, help="past the timeout")
+    parser.add_argument("--reset-rate", type=float, default=0.04, help="TCP resets")
+    parser.add_argument("--slow-rate", type=float, default=0.04, help="slow, within the timeout")
     parser.add_argument("--json", type=Path, dest="json_out", help="write the figures here")
     parser.add_argument("--log", type=Path, help="write the runner's JSON log lines here")
     args = parser.parse_args(argv)
@@ -205,11 +226,14 @@ def main(argv: list[str] | None = None) -> None:
         backoff_s=args.backoff_s,
         error_rate=args.error_rate,
         timeout_rate=args.timeout_rate,
+        reset_rate=args.reset_rate,
+        slow_rate=args.slow_rate,
     )
     print(
         f"soak: {args.prompts} prompts, concurrency {args.concurrency}, faults "
         f"{args.error_rate:.0%} 5xx + {args.timeout_rate:.0%} past a {args.timeout_s:g} s "
-        f"timeout, max_retries {args.max_retries}, seed {args.seed}"
+        f"timeout + {args.reset_rate:.0%} resets + {args.slow_rate:.0%} slow, max_retries "
+        f"{args.max_retries}, seed {args.seed}"
     )
     causes = ", ".join(f"{n} {cause}" for cause, n in sorted(figures["failed_by_cause"].items()))
     rows = [
@@ -217,6 +241,7 @@ def main(argv: list[str] | None = None) -> None:
         ("completed", figures["completed"]),
         ("failed", f"{figures['failed']}" + (f" ({causes})" if causes else "")),
         ("lost", figures["lost"]),
+        ("doubled", figures["doubled"]),
         ("misfiled", figures["misfiled"]),
         ("out of order", figures["out_of_order"]),
         ("retries", figures["retries"]),
@@ -227,10 +252,10 @@ def main(argv: list[str] | None = None) -> None:
     for label, value in rows:
         print(f"{label:>13}  {value}")
     if args.json_out:
-        keys = ("sent", "completed", "failed", "lost", "prompts_per_s")
+        keys = ("sent", "completed", "failed", "lost", "doubled", "prompts_per_s")
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
         args.json_out.write_text(json.dumps({k: figures[k] for k in keys}, indent=2) + "\n")
-    broken = figures["lost"] + figures["misfiled"] + figures["out_of_order"]
+    broken = figures["lost"] + figures["doubled"] + figures["misfiled"] + figures["out_of_order"]
     if broken or figures["completed"] + figures["failed"] != figures["sent"]:
         raise SystemExit("soak: rows were lost, duplicated, misfiled or out of order")
 

@@ -48,7 +48,8 @@ def _risk(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
+def print_outcome(outcome: AuditOutcome, out: TextIO | None = None) -> None:
+    out = out or sys.stdout  # looked up per call: a caller may have replaced it
     summary = outcome.summary
     print(f"\nAudit {outcome.audit_id}  target={outcome.target}  suite={outcome.suite}", file=out)
     rows = [
@@ -86,11 +87,14 @@ def print_outcome(outcome: AuditOutcome, out: TextIO = sys.stdout) -> None:
 
 
 def print_failing_prompts(
-    failures: Sequence[Mapping[str, Any]], out: TextIO = sys.stdout, limit: int = MAX_FAILURES_SHOWN
+    failures: Sequence[Mapping[str, Any]],
+    out: TextIO | None = None,
+    limit: int = MAX_FAILURES_SHOWN,
 ) -> None:
     """Which prompts failed and why, after the gates that counted them: one line per prompt
     with its first failed check and a short reason (``ENC-003 required_signals: missing "tls
     1.2"``), the first ``limit`` prompts, then how many more the report lists."""
+    out = out or sys.stdout  # looked up per call: a caller may have replaced it
     by_prompt: dict[str, list[Mapping[str, Any]]] = {}
     for failure in failures:
         by_prompt.setdefault(str(failure["prompt_id"]), []).append(failure)
@@ -119,8 +123,9 @@ def decision_line(release: ReleaseDecision, runs: int = 1) -> str:
     return f"DECISION{over}: {badge} ({clean(release.rule)})"
 
 
-def print_waivers(waivers: Mapping[str, Any] | None, out: TextIO = sys.stdout) -> None:
+def print_waivers(waivers: Mapping[str, Any] | None, out: TextIO | None = None) -> None:
     """Waived failures are shown, not hidden; an expired waiver is an error on stderr too."""
+    out = out or sys.stdout  # looked up per call: a caller may have replaced it
     if waivers is None:
         return
     applied = waivers.get("applied", [])
@@ -212,7 +217,8 @@ def judge_line(meta: Mapping[str, Any]) -> str:
     )
 
 
-def print_gates(gates: Iterable[GateResult], out: TextIO = sys.stdout) -> None:
+def print_gates(gates: Iterable[GateResult], out: TextIO | None = None) -> None:
+    out = out or sys.stdout  # looked up per call: a caller may have replaced it
     rows = [{"gate": g.name, "status": g.status.upper(), "detail": g.detail} for g in gates]
     print("", file=out)
     table(rows, ["gate", "status", "detail"], out)
@@ -240,7 +246,8 @@ def worst_claims(warehouse: Warehouse, audit_id: str, limit: int = 5) -> list[di
     return frame.to_dict("records")
 
 
-def print_worst_claims(rows: Sequence[Mapping[str, Any]], out: TextIO = sys.stdout) -> None:
+def print_worst_claims(rows: Sequence[Mapping[str, Any]], out: TextIO | None = None) -> None:
+    out = out or sys.stdout  # looked up per call: a caller may have replaced it
     if not rows:
         print("\nNo unsupported, contradicted or stale claims.", file=out)
         return

@@ -1,16 +1,66 @@
-"""Run the real ``audit-pipeline`` CLI in a subprocess, as a CI job would."""
+"""Run the real ``audit-pipeline`` CLI: in this process (``cli``, the default: the same
+``main(argv)`` a console script calls, with the models the session loaded already) or in a child
+process (``cli_process``) where the process itself is what a test proves: quiet start-up, signals,
+a read-only mount, several audits at once."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 
+@contextlib.contextmanager
+def _environment(removed: set[str], added: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` without ``removed`` and with ``added`` for the call, then as it was."""
+    saved = dict(os.environ)
+    for name in removed:
+        os.environ.pop(name, None)
+    os.environ.update(added)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def cli(
+    config: Path | None,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 600,
+    cwd: Path | None = None,
+    unset: Sequence[str] = (),
+) -> subprocess.CompletedProcess[str]:
+    """``audit-pipeline`` called in this process, its output and exit code returned as a child
+    process's would be; ``DAGSTER_HOME`` and the variables in ``unset`` are removed from the
+    environment for the call, ``env`` is added. ``timeout`` is accepted for the signature's
+    sake (an in-process call cannot be cut short)."""
+    from audit_pipeline.cli import main
+
+    argv = [*(["--config", str(config)] if config is not None else []), *args]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    previous = Path.cwd()
+    with _environment({"DAGSTER_HOME", *unset}, env or {}):
+        if cwd is not None:
+            os.chdir(cwd)
+        try:
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                try:
+                    code = main(argv)
+                except SystemExit as exit_:  # argparse's usage errors
+                    code = exit_.code if isinstance(exit_.code, int) else 2
+        finally:
+            os.chdir(previous)
+    return subprocess.CompletedProcess(argv, code, stdout.getvalue(), stderr.getvalue())
+
+
+def cli_process(
     config: Path | None,
     *args: str,
     env: dict[str, str] | None = None,

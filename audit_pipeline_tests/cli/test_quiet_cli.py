@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from audit_pipeline_tests.cli.helpers import cli
+from audit_pipeline_tests.cli.helpers import cli_process
 from audit_pipeline_tests.helpers import write_audit_config
 
 # Everything the Makefile exports, and the switches a developer's shell may carry.
@@ -40,7 +40,7 @@ def test_a_plain_run_prints_no_dagster_banner_warning_or_progress_bar(
 ) -> None:
     config = write_audit_config(tmp_path, sample_index_dir)
     run = ("run", "--no-progress", "--id", "SOC2-001", "--report-only")
-    result = cli(config, *run, unset=UNSET)
+    result = cli_process(config, *run, unset=UNSET)
     assert result.returncode == 0, result.stderr
     assert "DECISION" in result.stdout
     output = result.stdout + result.stderr
@@ -54,7 +54,7 @@ def test_a_plain_run_prints_no_dagster_banner_warning_or_progress_bar(
     # -v shows the model loading again. A fresh set-up, so that the run has to load the model:
     # a second run of the same one may carry its verdicts over and load nothing.
     fresh = write_audit_config(tmp_path / "verbose", sample_index_dir)
-    verbose = cli(fresh, *run, "-v", unset=UNSET)
+    verbose = cli_process(fresh, *run, "-v", unset=UNSET)
     assert verbose.returncode == 0, verbose.stderr
     assert "Loading weights" in verbose.stderr
     assert "Telemetry:" not in verbose.stdout + verbose.stderr

@@ -27,7 +27,7 @@ from audit_pipeline.defs import cluster_execution
 from audit_pipeline.defs.celery_cluster import BROKER_ENV
 from audit_pipeline.defs.resources import SecondWriterError, WarehouseResource
 from audit_pipeline.warehouse.store import Warehouse
-from audit_pipeline_tests.cli.helpers import assert_only_progress_lines, cli
+from audit_pipeline_tests.cli.helpers import assert_only_progress_lines, cli_process
 from audit_pipeline_tests.defs.batch_rows import (
     BATCH_STEPS,
     assert_rows_of_one_process,
@@ -63,7 +63,7 @@ def test_dask_local_cluster_writes_the_rows_of_one_process(
     """With the default ``detection.batches: 1`` the run is split for the cluster's two workers
     and says so (issue 33, row 6: it used to run every step here, in silence)."""
     batched = write_policy_workspace(tmp_path / "dask")
-    run = cli(batched, "run", "--executor", "dask", "--workers", "2", "--report-only")
+    run = cli_process(batched, "run", "--executor", "dask", "--workers", "2", "--report-only")
     assert run.returncode == 0, run.stderr
     assert_only_progress_lines(run.stderr)
     assert (
@@ -97,7 +97,7 @@ def test_celery_workers_write_the_rows_of_one_process(
     """The broker's two workers answer the preflight's ping, so the one-batch configuration
     is split in two for them (issue 33, row 6)."""
     batched = write_policy_workspace(tmp_path / "celery")
-    run = cli(
+    run = cli_process(
         batched, "run", "--executor", "celery", "--report-only", env={BROKER_ENV: celery_broker}
     )
     assert run.returncode == 0, run.stderr
@@ -126,7 +126,7 @@ def test_workers_on_other_machines_with_one_machine_files_are_refused(tmp_path: 
     anything (``.invalid`` never resolves) or starts an audit."""
     config = write_policy_workspace(tmp_path / "remote")
     remote = ("run", "--executor", "dask", "--scheduler", "tcp://scheduler.invalid:8786")
-    run = cli(config, *remote)
+    run = cli_process(config, *remote)
     assert run.returncode == 2
     assert "embedding cache" in run.stderr
     assert "storage.embedding_cache: null" in run.stderr
@@ -134,7 +134,7 @@ def test_workers_on_other_machines_with_one_machine_files_are_refused(tmp_path: 
     settings = yaml.safe_load(config.read_text())
     settings.setdefault("storage", {})["embedding_cache"] = None
     config.write_text(yaml.safe_dump(settings))
-    run = cli(config, *remote)
+    run = cli_process(config, *remote)
     assert run.returncode == 2
     assert "event log" in run.stderr and "Postgres" in run.stderr
     audits = Warehouse(load_config(config).duckdb_path).query("SELECT count(*) AS n FROM audits")

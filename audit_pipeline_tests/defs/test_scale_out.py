@@ -17,7 +17,7 @@ from dagster import Definitions, GraphDefinition
 from audit_pipeline.commands.run_audit import RunOptions, run_audit
 from audit_pipeline.config import load_config
 from audit_pipeline.defs.graph import build_definitions
-from audit_pipeline_tests.cli.helpers import assert_only_progress_lines, cli
+from audit_pipeline_tests.cli.helpers import assert_only_progress_lines, cli_process
 from audit_pipeline_tests.defs.batch_rows import (
     BATCH_STEPS,
     assert_rows_of_one_process,
@@ -68,7 +68,9 @@ def test_two_batches_in_two_processes_write_the_rows_of_one(tmp_path: Path) -> N
     assert first.success, first.errors
     assert first.outcome is not None
     summary = tmp_path / "batched.json"
-    second = cli(batched, "run", "--processes", "2", "--report-only", "--json", str(summary))
+    second = cli_process(
+        batched, "run", "--processes", "2", "--report-only", "--json", str(summary)
+    )
     assert second.returncode == 0, second.stderr
     assert_only_progress_lines(second.stderr)
     assert json.loads(summary.read_text())["decision"] == first.outcome.decision
