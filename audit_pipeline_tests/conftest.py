@@ -33,6 +33,17 @@ settings.register_profile("audit", deadline=None, derandomize=True)
 settings.load_profile("audit")
 
 
+# Session fixtures made by real audits (the whole Dagster graph, tens of seconds): a test that
+# reads one is slow however quick its own assertions are, so `make test-fast` skips it.
+AUDITED_FIXTURES = frozenset({"audited_config", "audited_warehouse", "audited_policy_workspace"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if AUDITED_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def embedder() -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder()

@@ -14,7 +14,12 @@ import sys
 import tomllib
 from importlib.metadata import packages_distributions
 
+import pytest
+
 from audit_pipeline_tests.helpers import REPO_ROOT
+
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
 
 _IMPORT_EVERYTHING = """
 import importlib, pkgutil, sys

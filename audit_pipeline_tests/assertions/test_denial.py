@@ -81,6 +81,7 @@ def test_suites_accept_must_not_assert_without_changing_existing_hashes() -> Non
     )
 
 
+@pytest.mark.slow
 def test_an_audit_passes_the_supported_denial_and_fails_the_literal_hit(tmp_path: Path) -> None:
     from audit_pipeline.commands.run_audit import RunOptions, run_audit
     from audit_pipeline.config import load_config

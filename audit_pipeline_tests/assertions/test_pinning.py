@@ -135,6 +135,7 @@ def test_json_suites_are_rewritten_with_the_pin(tmp_path: Path, suffix: str) -> 
     assert suite.get("A").turns[0].pinned_response is None
 
 
+@pytest.mark.slow
 def test_pin_command_writes_the_audit_answers_and_the_next_audit_checks_them(
     tmp_path: Path, sample_index_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -89,6 +89,7 @@ def test_input_errors_exit_2_with_one_clean_line(tmp_path: Path, case: str) -> N
     assert not (tmp_path / "warehouse" / "audit.duckdb").exists()  # nothing written
 
 
+@pytest.mark.slow
 def test_config_flag_wins_over_a_broken_local_audit_yaml_and_audit_config(
     tmp_path: Path, sample_index_dir: Path
 ) -> None:
@@ -141,6 +142,7 @@ def test_a_locked_warehouse_is_reported_before_the_audit(
     assert time.monotonic() - started < 30
 
 
+@pytest.mark.slow
 def test_a_read_only_warehouse_is_reported_before_the_audit(
     tmp_path: Path, sample_index_dir: Path
 ) -> None:
@@ -152,6 +154,7 @@ def test_a_read_only_warehouse_is_reported_before_the_audit(
     _assert_clean(result, f"the warehouse folder {folder} cannot be written")
 
 
+@pytest.mark.slow
 def test_a_failing_step_is_one_line_and_verbose_shows_the_trace(tmp_path: Path) -> None:
     """A vault whose only file is binary passes the up-front check and fails inside Dagster."""
     vault = tmp_path / "binary-vault"

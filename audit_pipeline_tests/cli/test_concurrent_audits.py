@@ -15,8 +15,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.helpers import REPO_ROOT, write_audit_config
+
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
 
 
 def _start(config: Path, dagster_home: Path, *args: str) -> subprocess.Popen[str]:

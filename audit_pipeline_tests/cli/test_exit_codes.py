@@ -47,6 +47,7 @@ def lenient_config(tmp_path_factory: pytest.TempPathFactory, sample_index_dir: P
     return write_audit_config(tmp_path_factory.mktemp("lenient"), sample_index_dir, **LENIENT)
 
 
+@pytest.mark.slow
 def test_passing_audit_exits_0_and_writes_the_json_summary(
     lenient_config: Path, tmp_path: Path
 ) -> None:
@@ -91,6 +92,7 @@ def test_passing_audit_exits_0_and_writes_the_json_summary(
     assert "report:" in result.stdout
 
 
+@pytest.mark.slow
 def test_warning_gate_exits_0_unless_fail_on_warn(lenient_config: Path) -> None:
     args = ("run", *_ids("SOC2-001", "ISO-001"))  # ISO-001 has no recorded answer
     warned = cli(lenient_config, *args)
@@ -101,6 +103,7 @@ def test_warning_gate_exits_0_unless_fail_on_warn(lenient_config: Path) -> None:
     assert "0 embedded" in strict.stdout  # the vault did not change between the two runs
 
 
+@pytest.mark.slow
 def test_hallucinations_block_the_release(tmp_path: Path, sample_index_dir: Path) -> None:
     config = write_audit_config(tmp_path, sample_index_dir)
     out = tmp_path / "summary.json"
@@ -175,6 +178,7 @@ def test_missing_key_variable_is_named_before_any_call(tmp_path: Path) -> None:
     assert not (tmp_path / "warehouse" / "audit.duckdb").exists()
 
 
+@pytest.mark.slow
 def test_json_summary_shows_what_the_judge_spent(tmp_path: Path, sample_index_dir: Path) -> None:
     """Through real litellm in the CLI's own process: its mock reply has a usage block and a
     listed model, so calls, tokens and a price all reach the JSON summary."""

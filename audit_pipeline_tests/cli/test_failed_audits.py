@@ -29,6 +29,9 @@ from audit_pipeline_tests.policy_workspace import (
 )
 from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
+
 
 def _audit_row(config: Path) -> dict:
     [row] = (

@@ -11,9 +11,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.helpers import write_audit_config
+
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
 
 ANSWERS = {
     "AC-002": "I do not enforce multi-factor authentication.",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from audit_pipeline.commands.run_audit import RunOptions, combine_repeats, real_failure_threshold
 from audit_pipeline.commands.run_command import repeat_options
 from audit_pipeline.scoring.audit_outcome import AuditOutcome
@@ -55,6 +57,7 @@ def test_real_from_60_percent_of_runs_flaky_below() -> None:
     assert two["gates"][0].status == "pass"
 
 
+@pytest.mark.slow
 def test_repeat_writes_fail_counts_and_classes_to_the_json_and_the_report(
     tmp_path: Path, sample_index_dir: Path
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.helpers import (
@@ -13,6 +15,9 @@ from audit_pipeline_tests.helpers import (
     SAMPLE_REPLAY,
     write_audit_config,
 )
+
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
 
 TRUE_SENTENCE = "Customer data is encrypted at rest with AES-256-GCM. "
 

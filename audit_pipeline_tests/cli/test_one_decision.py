@@ -30,6 +30,10 @@ from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.helpers import write_audit_config
 
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
+
+
 # Any risk is in the deploy zone; a turn in two without an answer is incomplete, a claim in
 # three unverifiable is not. The gates keep their defaults.
 SETTINGS = {"scoring": {"deploy_max_risk": 0.98, "warn_max_risk": 0.99, "incomplete_share": 0.4}}

@@ -199,6 +199,7 @@ def tiny_disk(tmp_path: Path) -> Iterator[Path]:
     yield folder
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_refused_before_the_audit(workspace: Path, tiny_disk: Path) -> None:
     configured = _with(
         workspace, "full", storage={"duckdb_path": str(tiny_disk / "warehouse" / "audit.duckdb")}

@@ -8,9 +8,14 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.helpers import write_audit_config
 from audit_pipeline_tests.vault.helpers import write_pdf
+
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
 
 
 def test_skipped_files_are_listed_on_the_console_and_in_the_logs(

@@ -57,6 +57,7 @@ def _assert_only_batches_left_the_cli(config: Path) -> None:
     assert writer not in {steps[step] for step in BATCH_STEPS}
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_writes_the_rows_of_one_process(
     one_process: Path, tmp_path: Path
 ) -> None:
@@ -91,6 +92,7 @@ def celery_broker(tmp_path: Path) -> Iterator[str]:
         pytest.skip(str(missing))
 
 
+@pytest.mark.slow
 def test_celery_workers_write_the_rows_of_one_process(
     one_process: Path, celery_broker: str, tmp_path: Path
 ) -> None:
@@ -120,6 +122,7 @@ def test_a_worker_never_opens_the_warehouse(
     assert not (tmp_path / "audit.duckdb").exists()
 
 
+@pytest.mark.slow
 def test_workers_on_other_machines_with_one_machine_files_are_refused(tmp_path: Path) -> None:
     """The embedding cache and the CLI's own Dagster instance are SQLite files: workers on
     other machines would be their second writers. The CLI refuses before it connects to

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from dagster import DagsterInstance, SensorResult, build_sensor_context
 
 from audit_pipeline.config import load_config
@@ -15,6 +16,9 @@ from audit_pipeline.defs.graph import build_definitions
 from audit_pipeline.runs.marking import MarkRequest, record_marks
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.policy_workspace import write_policy_workspace
+
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
 
 
 def _metadata(result: object, asset: str) -> dict[str, object]:

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from dagster import Definitions, GraphDefinition
 
 from audit_pipeline.commands.run_audit import RunOptions, run_audit
@@ -61,6 +62,7 @@ def test_batches_keep_the_asset_keys_lineage_and_jobs(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_two_batches_in_two_processes_write_the_rows_of_one(tmp_path: Path) -> None:
     single = write_policy_workspace(tmp_path / "single")
     batched = write_policy_workspace(tmp_path / "batched", batches=2)

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from dagster import materialize
 
@@ -49,6 +50,7 @@ def _metadata(result, asset: str) -> dict[str, Any]:
     return {key: value.value for key, value in events[0].metadata.items()}
 
 
+@pytest.mark.slow
 def test_vault_assets_materialise_incrementally(tmp_path: Path, vault_copy: Path) -> None:
     config_path = write_config(tmp_path, vault_copy)
     expected_chunks = chunk_documents(scan_vault(vault_copy).documents)

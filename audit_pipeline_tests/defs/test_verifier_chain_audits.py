@@ -53,6 +53,9 @@ banned_phrases = "banned_phrases:BannedPhrases"
 py-modules = ["banned_phrases"]
 """
 
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
+
 PLUGIN_MODULE = '''\
 """A team's own check: its bot must never say these phrases."""
 

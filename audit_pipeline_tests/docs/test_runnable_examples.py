@@ -59,6 +59,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory, audited_config: Path) ->
 
 
 @pytest.mark.parametrize("script", [s for _, s in EXAMPLES], ids=[n for n, _ in EXAMPLES])
+@pytest.mark.slow
 def test_a_runnable_example_runs(workspace: Path, script: str) -> None:
     environment = {**os.environ, "AUDIT_CONFIG": str(workspace / "audit.yaml")}
     environment.pop("DAGSTER_HOME", None)

@@ -228,6 +228,7 @@ def executed(analysed: Path) -> nbformat.NotebookNode:
     return _execute(analysed)
 
 
+@pytest.mark.slow
 def test_no_cell_errors(executed: nbformat.NotebookNode) -> None:
     errors = [
         output
@@ -295,6 +296,7 @@ def test_worst_claims_show_stored_claims_worst_first(
         assert table.index(first["contradicted"]) < table.index(first["unsupported"])
 
 
+@pytest.mark.slow
 def test_worst_claims_are_only_the_latest_audits(warehouse_file: Path) -> None:
     """The builder's previous audit has a finding the latest one does not repeat."""
     table = _text(_tagged(_execute(warehouse_file), "worst-claims"))
@@ -310,6 +312,7 @@ def test_failed_assertions_pivot(executed: nbformat.NotebookNode, expected: Expe
         assert "total" in pivot
 
 
+@pytest.mark.slow
 def test_a_target_audited_once_is_shown_alone(warehouse_file: Path) -> None:
     notebook = _execute(warehouse_file, parameters='TARGET = "recorded"\nTOP_CLAIMS = 15')
     comparison = _tagged(notebook, "category-comparison")

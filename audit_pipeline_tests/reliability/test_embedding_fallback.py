@@ -97,6 +97,7 @@ def _fts_ranking(index_path: Path, k: int) -> list[tuple[str, float]]:
     return [(row["chunk_id"], float(row["_score"])) for row in rows]
 
 
+@pytest.mark.slow
 def test_failed_embedding_falls_back_to_bm25_with_lowered_scores(
     retriever: HybridRetriever, flaky: FlakyEmbedder, index_path: Path
 ) -> None:

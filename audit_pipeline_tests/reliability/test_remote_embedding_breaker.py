@@ -25,6 +25,9 @@ from audit_pipeline_tests.embeddings_server import EmbeddingsServer, start_embed
 from audit_pipeline_tests.helpers import SAMPLE_VAULT
 from audit_pipeline_tests.reliability.clock import FakeClock
 
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
+
 KEY = "sk-breaker-test-9d8c7b6a5f4e"
 QUERY = "How often are encryption keys rotated?"
 TIMEOUT_S = 0.3

@@ -64,6 +64,7 @@ def _recording(path: Path, fabricated: set[str]) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_diff_fails_on_regression_only_when_many_prompts_got_worse(
     tmp_path: Path, sample_index_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

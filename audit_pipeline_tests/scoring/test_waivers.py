@@ -140,6 +140,7 @@ def load_like(prompt: str, assertion: str, claim: str, expires: str):  # type: i
     )
 
 
+@pytest.mark.slow
 def test_waived_failures_pass_the_gate_and_an_expired_waiver_fails_it(
     tmp_path: Path, sample_index_dir: Path
 ) -> None:

@@ -12,10 +12,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from audit_pipeline.index.lance_index import VaultIndex
 from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.embeddings_server import EmbeddingsServer
 from audit_pipeline_tests.helpers import write_audit_config
+
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
 
 SECRET = "sk-embed-test-3e5a7c9b1d2f4a6c"
 MODEL = "openai/hash-embed"

@@ -50,6 +50,7 @@ def served(
         yield api
 
 
+@pytest.mark.slow
 def test_six_huge_sentences_then_a_small_validation_in_under_5_s(served: RunningApi) -> None:
     assert len(ONE_SENTENCE) == 100_000 and ONE_SENTENCE.count(".") == 1
     body = {"question": "How long are backups kept?", "answer": ONE_SENTENCE}

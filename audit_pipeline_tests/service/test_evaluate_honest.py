@@ -32,6 +32,10 @@ from audit_pipeline_tests.policy_workspace import (
 from audit_pipeline_tests.service.servers import running_api
 from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
+
+
 EARLIER_AUDIT_S = 600
 ARABIC = "يتم تدوير مفاتيح التشفير تلقائيا كل اثني عشر شهرا."
 EDITED = "Customer records are retained for 30 days after the contract ends and then deleted."

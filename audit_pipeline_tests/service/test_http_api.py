@@ -106,6 +106,7 @@ def test_evaluate_errors(api: str) -> None:
     assert httpx.post(f"{api}/evaluate", json={"target": 3}).status_code == 422
 
 
+@pytest.mark.slow
 def test_evaluate_runs_the_recorded_target_one_audit_at_a_time(api: str) -> None:
     replies: list[httpx.Response] = []
     together = threading.Barrier(2)

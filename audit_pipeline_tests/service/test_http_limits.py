@@ -121,6 +121,7 @@ def test_config_errors_name_no_server_path_and_quote_no_file(
             assert leak not in reply.text, (config_path, reply.text)
 
 
+@pytest.mark.slow
 def test_a_long_answer_is_capped_at_max_claims_per_answer(served: RunningApi) -> None:
     reply = httpx.post(
         f"{served.url}/validate",

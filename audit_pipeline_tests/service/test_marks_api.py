@@ -55,6 +55,7 @@ def _basic(user: str, password: str) -> dict[str, str]:
     return {"Authorization": f"Basic {encoded}"}
 
 
+@pytest.mark.slow
 def test_post_marks_needs_the_token_and_records(
     audited: tuple[Path, str, dict[str, str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -140,6 +141,7 @@ def _control(claim_id: str) -> str:
     return f'.mark-control[data-claim="{claim_id}"]'
 
 
+@pytest.mark.slow
 def test_a_click_in_the_served_report_records_the_mark(
     audited: tuple[Path, str, dict[str, str]], monkeypatch: pytest.MonkeyPatch, chromium: object
 ) -> None:

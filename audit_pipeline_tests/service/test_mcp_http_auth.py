@@ -34,6 +34,7 @@ async def _tools_and_search(url: str, headers: dict[str, str]) -> tuple[set[str]
         return tools, found.content
 
 
+@pytest.mark.slow
 def test_the_sdk_client_needs_the_token(tmp_path: Path, sample_index_dir: Path) -> None:
     config = write_audit_config(tmp_path, sample_index_dir)
     with running_mcp_http(config, env={"AUDIT_API_TOKEN": TOKEN}) as url:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 from dagster import DagsterInstance
 
 from audit_pipeline.config import load_config
@@ -17,6 +18,9 @@ from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.policy_workspace import ANSWERS, DOCUMENTS
 from audit_pipeline_tests.service.servers import running_api
 from benchmarks.reaudit_workspace import write_replay_workspace
+
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
 
 # One answer cites a vault fact and states a number the vault does not; another comes with a
 # context that holds half of what it says (the other half is in the vault).

@@ -114,6 +114,7 @@ def test_an_existing_suite_is_replaced_only_with_force(
     assert len(load_suite(replaced)) == 6
 
 
+@pytest.mark.slow
 def test_an_audit_of_the_generated_suite_runs_against_recorded_answers(
     generated: tuple[Path, Path], tmp_path: Path, sample_index_dir: Path
 ) -> None:

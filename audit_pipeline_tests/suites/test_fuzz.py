@@ -119,6 +119,7 @@ def test_the_suite_names_its_transformations(suite: PromptSuite) -> None:
         parse_suite(SUITE.replace("[base64]", "[rot13]"), source="s.yaml", fmt="yaml")
 
 
+@pytest.mark.slow
 def test_an_audit_reports_results_per_transformation(
     tmp_path: Path, sample_index_dir: Path
 ) -> None:

@@ -181,6 +181,7 @@ def test_a_batch_keeps_order_and_generates_once(bot: VaultBotTarget) -> None:
     assert first == bot.answer(requests[0])
 
 
+@pytest.mark.slow
 def test_threshold_separates_the_sample_suite(bot: VaultBotTarget) -> None:
     """The tuning, pinned: questions the vault answers pass, the deliberately missing topics
     (subprocessors, incident response SLAs, pen-test results) and almost every adversarial

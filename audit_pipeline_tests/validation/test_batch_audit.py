@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from audit_pipeline.commands.run_audit import RunOptions, run_audit
 from audit_pipeline.config import load_config
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.helpers import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
+
+# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
+pytestmark = pytest.mark.slow
 
 
 def _audit(root: Path, index: Path, **sections: object):  # type: ignore[no-untyped-def]

@@ -100,6 +100,7 @@ def _write_synthetic_marks(config_path: Path) -> None:
     write_features(store, features, features_key(stage, before))
 
 
+@pytest.mark.slow
 def test_calibrate_on_200_synthetic_marks_improves_held_out_precision(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:

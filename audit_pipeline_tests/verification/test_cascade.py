@@ -123,6 +123,7 @@ def test_a_claim_a_check_decided_is_not_sent_to_the_judge() -> None:
     assert [v.decided_by for v in verdicts] == ["specifics", "polarity"]
 
 
+@pytest.mark.slow
 def test_the_cascade_equals_the_local_verifier_outside_its_band(
     sample_index_dir: Path, embedder: SentenceTransformerEmbedder
 ) -> None:
