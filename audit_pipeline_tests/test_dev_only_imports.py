@@ -18,7 +18,6 @@ import pytest
 
 from audit_pipeline_tests.helpers import REPO_ROOT
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 _IMPORT_EVERYTHING = """

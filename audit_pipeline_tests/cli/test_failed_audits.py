@@ -29,7 +29,6 @@ from audit_pipeline_tests.policy_workspace import (
 )
 from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 

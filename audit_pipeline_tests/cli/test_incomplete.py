@@ -13,7 +13,6 @@ from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.helpers import FAITHFUL_IDS, write_audit_config
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 IDS = [a for i in FAITHFUL_IDS[:3] for a in ("--id", i)]

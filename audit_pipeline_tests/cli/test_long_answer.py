@@ -16,7 +16,6 @@ from audit_pipeline_tests.helpers import (
     write_audit_config,
 )
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 TRUE_SENTENCE = "Customer data is encrypted at rest with AES-256-GCM. "

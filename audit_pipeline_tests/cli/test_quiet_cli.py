@@ -17,7 +17,6 @@ import yaml
 from audit_pipeline_tests.cli.helpers import cli_process
 from audit_pipeline_tests.helpers import write_audit_config
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 # Everything the Makefile exports, and the switches a developer's shell may carry.

@@ -11,7 +11,6 @@ from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli_with_read_only
 from audit_pipeline_tests.helpers import HALLUCINATED_IDS, write_audit_config
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 

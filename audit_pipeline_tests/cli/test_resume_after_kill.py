@@ -20,7 +20,6 @@ from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.helpers import write_audit_config
 from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 IDS = (

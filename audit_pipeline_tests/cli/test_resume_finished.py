@@ -10,7 +10,6 @@ from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.helpers import SAMPLE_REPLAY, write_audit_config
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 IDS = ("SOC2-001", "ENC-002")

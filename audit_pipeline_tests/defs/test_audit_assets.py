@@ -15,7 +15,6 @@ from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.helpers import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 IDS = [*FAITHFUL_IDS[:3], *HALLUCINATED_IDS[:2]]

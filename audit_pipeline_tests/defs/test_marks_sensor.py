@@ -17,7 +17,6 @@ from audit_pipeline.runs.marking import MarkRequest, record_marks
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.policy_workspace import write_policy_workspace
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 

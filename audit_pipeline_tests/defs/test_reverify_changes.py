@@ -19,7 +19,6 @@ from audit_pipeline.defs.graph import build_definitions
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.policy_workspace import write_policy_workspace
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 VERDICT_COLUMNS = ["claim_id", "label", "probability", "justification", "verdict_key"]

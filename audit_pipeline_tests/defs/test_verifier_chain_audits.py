@@ -53,7 +53,6 @@ banned_phrases = "banned_phrases:BannedPhrases"
 py-modules = ["banned_phrases"]
 """
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 PLUGIN_MODULE = '''\

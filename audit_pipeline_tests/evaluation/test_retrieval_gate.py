@@ -21,7 +21,6 @@ from audit_pipeline.reports.markdown_report import render_markdown
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.helpers import REPO_ROOT, write_audit_config
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 

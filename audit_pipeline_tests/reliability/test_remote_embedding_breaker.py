@@ -25,7 +25,6 @@ from audit_pipeline_tests.embeddings_server import EmbeddingsServer, start_embed
 from audit_pipeline_tests.helpers import SAMPLE_VAULT
 from audit_pipeline_tests.reliability.clock import FakeClock
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 KEY = "sk-breaker-test-9d8c7b6a5f4e"

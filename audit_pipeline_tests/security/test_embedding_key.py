@@ -19,7 +19,6 @@ from audit_pipeline_tests.cli.helpers import cli
 from audit_pipeline_tests.embeddings_server import EmbeddingsServer
 from audit_pipeline_tests.helpers import write_audit_config
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 SECRET = "sk-embed-test-3e5a7c9b1d2f4a6c"

@@ -21,7 +21,6 @@ from benchmarks.chat_server import (
     openai_completion,
 )
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 SECRET = "sk-audit-test-5f2b9c1e7d4a0b6e"

@@ -32,7 +32,6 @@ from audit_pipeline_tests.policy_workspace import (
 from audit_pipeline_tests.service.servers import running_api
 from benchmarks.chat_server import ChatServer, ReceivedRequest, ServerReply
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 

@@ -16,7 +16,6 @@ from mcp.client.streamable_http import streamable_http_client
 from audit_pipeline_tests.helpers import write_audit_config
 from audit_pipeline_tests.service.servers import running_api, running_mcp_http
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 REFUSED: list[dict[str, Any]] = [

@@ -18,7 +18,6 @@ from audit_pipeline_tests.helpers import write_audit_config
 from audit_pipeline_tests.service.servers import child_environment, running_mcp_http
 from audit_pipeline_tests.validation.sample_sources import BACKUP_SOURCES
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 CHANGED = "Point-in-time recovery is possible to any moment in the last 30 days."

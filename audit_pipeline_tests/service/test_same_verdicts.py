@@ -19,7 +19,6 @@ from audit_pipeline_tests.policy_workspace import ANSWERS, DOCUMENTS
 from audit_pipeline_tests.service.servers import running_api
 from benchmarks.reaudit_workspace import write_replay_workspace
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 # One answer cites a vault fact and states a number the vault does not; another comes with a

@@ -12,7 +12,6 @@ from audit_pipeline.config import load_config
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.helpers import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
 
-# Whole audits, servers or child processes: `make test-fast` leaves them to `make test`.
 pytestmark = pytest.mark.slow
 
 
