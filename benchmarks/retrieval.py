@@ -123,10 +123,10 @@ class SyntheticVault:
         rng = self.rng
         self.general = np.array([f"g{i}" for i in range(GENERAL_WORDS)])
         ranks = np.arange(1, GENERAL_WORDS + 1, dtype=np.float64)
-        self.general_p = ranks**-1.1 / np.sum(ranks**-1.1)
-        # ``rng.choice(..., p=general_p)`` draws exactly this way, but sums and checks ``p``
-        # anew on every call: done once, a million chunks are drawn in a minute, not ten.
-        self.general_cdf = np.cumsum(self.general_p)
+        zipf = ranks**-1.1 / np.sum(ranks**-1.1)
+        # ``rng.choice(..., p=zipf)`` draws exactly this way, but sums and checks ``p``
+        # anew on every call: done once, a million chunks take ~4 min to draw instead of ~9.
+        self.general_cdf = np.cumsum(zipf)
         self.general_cdf /= self.general_cdf[-1]
         self.topic_words = np.array(
             [[f"t{t}x{j}" for j in range(TOPIC_WORDS)] for t in range(TOPICS)]
