@@ -15,7 +15,17 @@ from audit_pipeline.llm.judge_settings import JudgeSettings
 from audit_pipeline.verification.reader import ReaderSettings
 
 # The checks of the default chain, in the order they name a verdict.
-DEFAULT_CHECKS = ("specifics", "polarity", "rewrite", "entailment")
+DEFAULT_CHECKS = (
+    "specifics",
+    "polarity",
+    "direction",
+    "modality",
+    "agent",
+    "condition",
+    "scope",
+    "rewrite",
+    "entailment",
+)
 # The stages a chain without them is not measured for (preflight warns).
 MEASURED_CORE = (*DEFAULT_CHECKS, "model")
 

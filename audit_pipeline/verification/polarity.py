@@ -94,7 +94,7 @@ class PolarityFinding:
 
 
 @dataclass(frozen=True)
-class _Clause:
+class Clause:
     text: str
     stems: frozenset[str]
     negated: bool
@@ -106,7 +106,7 @@ class _Clause:
     names: frozenset[str] = frozenset()  # stems of the named entities among its words
 
 
-def _same_predicate(a: _Clause, b: _Clause) -> bool:
+def same_predicate(a: Clause, b: Clause) -> bool:
     if a.predicates & b.predicates:
         return True
     return any(a.predicates & group and b.predicates & group for group in _PREDICATE_GROUPS)
@@ -121,7 +121,7 @@ def _has_subject(token: Token) -> bool:
     return any(c.dep_ in ("nsubj", "nsubjpass") for c in token.children)
 
 
-def _clause_heads(doc: Doc) -> list[Token]:
+def clause_heads(doc: Doc) -> list[Token]:
     heads: list[Token] = []
     for token in doc:
         if token.dep_ == "ROOT" or (
@@ -133,7 +133,7 @@ def _clause_heads(doc: Doc) -> list[Token]:
     return heads
 
 
-def _clause(head: Token) -> _Clause:
+def read_clause(head: Token) -> Clause:
     """The head's words (without the coordinated clauses that have a subject of their own:
     those are statements of their own) and the polarity of the head."""
     words: list[Token] = []
@@ -194,7 +194,7 @@ def _clause(head: Token) -> _Clause:
     )
     if any(c.lower_ in _PERMISSION_MODALS for c in head.children if c.dep_ == "aux"):
         predicates.add("can")
-    return _Clause(
+    return Clause(
         text,
         stems - HEDGES,
         negations % 2 == 1,
@@ -218,6 +218,8 @@ def _mode(head: Token, group: Sequence[Token], negated: bool) -> str:
         return "P+" if negated else "P-"  # "prohibited" is already counted as a negation
     if auxiliaries & _OBLIGING_MODALS:
         return "P-" if negated else "O+"  # "must not" forbids
+    if auxiliaries & _OBLIGING_WORDS:
+        return "O-" if negated else "O+"  # "need not submit": "need" as an auxiliary
     if words & _OBLIGING_WORDS or (stem(head.lower_) == "have" and has_complement):
         return "O-" if negated else "O+"  # "need not", "not required to" only release
     if auxiliaries & _PERMISSION_MODALS or words & _PERMITTING_WORDS:
@@ -225,17 +227,17 @@ def _mode(head: Token, group: Sequence[Token], negated: bool) -> str:
     return ""
 
 
-def _clauses(doc: Doc) -> list[_Clause]:
-    return [_clause(head) for head in _clause_heads(doc)]
+def _clauses(doc: Doc) -> list[Clause]:
+    return [read_clause(head) for head in clause_heads(doc)]
 
 
 @lru_cache(maxsize=8192)
-def _clauses_of(text: str) -> tuple[_Clause, ...]:
+def clauses_of(text: str) -> tuple[Clause, ...]:
     """The clauses of an evidence sentence, read once for all the claims it is compared with."""
     return tuple(_clauses(parse_many([text])[0]))
 
 
-def _coverage(claim: _Clause, other: _Clause) -> tuple[float, int] | None:
+def _coverage(claim: Clause, other: Clause) -> tuple[float, int] | None:
     """How much of what the claim clause says the evidence clause says too, or None when they
     are not about the same act: two deontic clauses are compared on their arguments (what is
     obliged or permitted, by whom), other clauses only when their predicates agree. Ties go to
@@ -246,14 +248,14 @@ def _coverage(claim: _Clause, other: _Clause) -> tuple[float, int] | None:
         said = claim.arguments - omitted
         shared = len(said & other.arguments)
         return (shared / len(said), shared) if shared >= MIN_SHARED else None
-    if not _same_predicate(claim, other):
+    if not same_predicate(claim, other):
         return None
     said = claim.stems - omitted
     shared = len(said & other.stems)
     return (shared / len(said), shared) if said and shared >= MIN_SHARED else None
 
 
-def _contrary(claim: _Clause, other: _Clause) -> bool:
+def _contrary(claim: Clause, other: Clause) -> bool:
     if claim.mode and other.mode:
         return frozenset({claim.mode, other.mode}) in _CONTRARY_MODES
     return claim.negated != other.negated
@@ -296,9 +298,9 @@ def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityReading
     parse_many([u.text for u in candidates])  # the new ones in one batch
     agrees = False
     for clause in claim_clauses:
-        best: tuple[tuple[float, int], _Clause, EvidenceUnit] | None = None
+        best: tuple[tuple[float, int], Clause, EvidenceUnit] | None = None
         for unit in candidates:
-            for other in _clauses_of(unit.text):
+            for other in clauses_of(unit.text):
                 coverage = _coverage(clause, other)
                 if coverage is not None and (best is None or coverage > best[0]):
                     best = (coverage, other, unit)

@@ -51,7 +51,8 @@ DOCUMENTATION: Mapping[str, str] = {
         " (supported from 0.75)."
     ),
     "COLUMN verdicts.decided_by": (
-        "What decided the label: specifics, polarity or rewrite (checks of the local verifier),"
+        "What decided the label: specifics, polarity, direction, modality, agent, condition, "
+        "scope, rewrite or entailment (checks of the local verifier),"
         " model (its learned reading), judge (LLM judge), reader (a downloaded model), glossary."
     ),
     "TABLE assertion_results": "Rule assertions per turn: behavior, required_signals, "

@@ -128,7 +128,8 @@ MARKS_DOCUMENTATION: dict[str, str] = {
     "contradicted.",
     "COLUMN marks.source": "Where the mark came from: cli, file, api or report.",
     "COLUMN verdicts.decided_by": "The stage of the verifier chain that set the label: "
-    "specifics, polarity, rewrite, entailment (checks), model (the learned reading), judge or "
+    "specifics, polarity, direction, modality, agent, condition, scope, rewrite, entailment "
+    "(checks), model (the learned reading), judge or "
     "reader (a second stage), staleness, glossary, mark (an analyst's mark), or a plugin's; "
     "none when no stage decided.",
     "COLUMN verdicts.verifier_verdict": "JSON: the verifier chain's own verdict where an "

@@ -11,6 +11,7 @@ from dagster._core.event_api import PartitionKeyFilter
 from audit_pipeline.config import load_config
 from audit_pipeline.defs.graph import build_definitions
 from audit_pipeline.defs.scoring_report_assets import DECISION_TAG, RULE_TAG
+from audit_pipeline.verification.detection_settings import DEFAULT_CHECKS
 from audit_pipeline.warehouse.store import Warehouse
 from audit_pipeline_tests.helpers import FAITHFUL_IDS, HALLUCINATED_IDS, write_audit_config
 from audit_pipeline_tests.verification.fake_llm import ScriptedLLM, scripted_provider
@@ -158,7 +159,7 @@ def test_a_judge_returning_garbage_gives_unverifiable_and_the_audit_completes(
         assert set(asked["decided_by"]) == {"model"}
         assert asked["justification"].str.contains("Judge").all()
         kept = verdicts[verdicts["judge_calls"] == 0]
-        assert set(kept["decided_by"]) <= {"specifics", "polarity", "rewrite"}
+        assert set(kept["decided_by"]) <= set(DEFAULT_CHECKS)
 
 
 def _latest_checks(instance: DagsterInstance, target: str) -> dict[str, dict[str, str]]:

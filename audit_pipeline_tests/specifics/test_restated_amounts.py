@@ -23,7 +23,7 @@ from audit_pipeline.specifics.measures import unit_scale
 from audit_pipeline.specifics.quantities import quantities, quantity_keys
 from audit_pipeline.text import wordlists
 from audit_pipeline.verification.configured import build_verifier
-from audit_pipeline.verification.detection_settings import DetectionSettings
+from audit_pipeline.verification.detection_settings import DEFAULT_CHECKS, DetectionSettings
 from audit_pipeline.verification.rewrites import rewrite_edits
 from audit_pipeline.verification.verdict import Verifier, verify_answer
 
@@ -190,7 +190,7 @@ def test_a_restated_amount_is_no_edit_of_a_close_rewrite(
 
 # ------------------------------------------------------------------ the chain of checks
 
-CHECKS = ["specifics", "polarity", "rewrite", "entailment"]
+CHECKS = list(DEFAULT_CHECKS)
 SUBJECTS = ["Each delivery", "The standard parcel", "A single booking", "The trial"]
 
 

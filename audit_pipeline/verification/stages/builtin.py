@@ -9,4 +9,5 @@ from audit_pipeline.verification.stages import (  # noqa: F401
     second_reading,
     specifics,
     staleness,
+    structure,
 )

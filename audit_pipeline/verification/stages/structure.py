@@ -1,0 +1,76 @@
+"""The slot-by-slot checks (issue 31): a claim that keeps the evidence's words but bounds a value
+from the other side or places an act on the other side of an event (``direction``:
+``verification/bounds.py``), obliges where the evidence permits (``modality``), names another
+party as the one who acts (``agent``: both ``verification/structure.py``), drops the evidence's
+condition (``condition``) or says of every case what it says of some (``scope``: both
+``verification/scope.py``). Each is its own check, so ``decided_by`` says which slot decided."""
+
+from __future__ import annotations
+
+from audit_pipeline.records.verdicts import Label
+from audit_pipeline.verification.bounds import direction_analysis
+from audit_pipeline.verification.scope import scope_analysis
+from audit_pipeline.verification.stages.base import stage
+from audit_pipeline.verification.stages.cases import ClaimCase
+from audit_pipeline.verification.stages.check import Check, CheckParams, Flaw
+from audit_pipeline.verification.structure import structure_analysis
+
+
+@stage
+class DirectionCheck(Check[CheckParams]):
+    name = "direction"
+    version = "1"
+
+    def find(self, case: ClaimCase) -> Flaw | None:
+        found = case.analysis(direction_analysis)
+        if found is None:
+            return None
+        return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
+
+
+@stage
+class ModalityCheck(Check[CheckParams]):
+    name = "modality"
+    version = "1"
+
+    def find(self, case: ClaimCase) -> Flaw | None:
+        found = case.analysis(structure_analysis).modality
+        if found is None:
+            return None
+        return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
+
+
+@stage
+class AgentCheck(Check[CheckParams]):
+    name = "agent"
+    version = "1"
+
+    def find(self, case: ClaimCase) -> Flaw | None:
+        found = case.analysis(structure_analysis).agent
+        if found is None:
+            return None
+        return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
+
+
+@stage
+class ConditionCheck(Check[CheckParams]):
+    name = "condition"
+    version = "1"
+
+    def find(self, case: ClaimCase) -> Flaw | None:
+        found = case.analysis(scope_analysis).condition
+        if found is None:
+            return None
+        return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
+
+
+@stage
+class ScopeCheck(Check[CheckParams]):
+    name = "scope"
+    version = "1"
+
+    def find(self, case: ClaimCase) -> Flaw | None:
+        found = case.analysis(scope_analysis).scope
+        if found is None:
+            return None
+        return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
