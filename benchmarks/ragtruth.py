@@ -5,7 +5,9 @@
     python -m benchmarks.ragtruth --cv 5 --seeds 0-4   # the no-regression figure: mean of 5 seeds
 
 Runs on any RAGTruth-format JSONL (``task_type``, ``source_info``, ``response``, ``labels``).
-A response is predicted hallucinated when any of its claims is unsupported or contradicted;
+A response is predicted hallucinated when any of its claims is unsupported or contradicted,
+or the chain flags the answer as suspect (its answer-level model reads a hallucination no claim
+shows: ``Verdict.answer_suspect``, a flag on the answer, not a claim label, so it adds no span);
 for the local verifier the claim labels come from its chain, whose learned model reconciles
 them with its answer-level model (``--response-rule claims``: per-claim verdicts alone).
 
@@ -222,7 +224,9 @@ def report(
     claims: Sequence[Sequence[Claim]],
     seconds: float,
 ) -> dict[str, Any]:
-    predicted = [any(v.label in HALLUCINATION_LABELS for v in vs) for vs in verdicts]
+    predicted = [
+        any(v.label in HALLUCINATION_LABELS or v.answer_suspect for v in vs) for vs in verdicts
+    ]
     gold = [r.has_hallucination for r in records]
     overall = response_metrics(predicted, gold)
     positives = sum(gold)

@@ -49,6 +49,7 @@ def _row(kind: str, key: str, verdict: Verdict, **extra: Any) -> dict[str, Any]:
         "decided_by": verdict.decided_by,
         "justification": hashlib.sha256(verdict.justification.encode()).hexdigest()[:12],
         "spans": [list(s) for s in verdict.error_spans],
+        "suspect": verdict.answer_suspect,
         **extra,
     }
 

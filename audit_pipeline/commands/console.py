@@ -184,6 +184,11 @@ def print_pipeline_counts(
         marks = marks_line(v)
         if marks:
             lines.append(f"marks      {marks}")
+        if v.get("suspect_answers"):
+            lines.append(
+                f"suspect    {v['suspect_answers']} answer(s) the answer-level model reads as "
+                "hallucinated while no claim shows it: read them (not counted by the gates)"
+            )
     if (meta.get("claims") or {}).get("capped_answers"):
         c = meta["claims"]
         lines.append(

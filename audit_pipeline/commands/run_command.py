@@ -241,6 +241,7 @@ def command(args: argparse.Namespace, config_path: Path, config: AuditConfig) ->
         "quality": verdict_meta.get("verifier_quality"),
         "stages": verdict_meta.get("verifier_stages"),
     }
+    payload["suspect_answers"] = verdict_meta.get("suspect_answers", 0)
     payload["marks"] = {
         "set_by_marks": verdict_meta.get("set_by_marks", 0),
         "no_longer_apply": verdict_meta.get("marks_no_longer_apply", 0),

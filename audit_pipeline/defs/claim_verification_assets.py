@@ -339,6 +339,9 @@ def _verdicts_output(
             **{f"decided_by_{name}": count for name, count in sorted(deciders.items())},
             # Verdicts analysts' marks set, and marks whose evidence changed since.
             "set_by_marks": sum(v.decided_by == "mark" for v in results),
+            # Answers the answer-level model reads as hallucinated while no claim shows it:
+            # flagged for review, not counted by the gates.
+            "suspect_answers": sum(v.answer_suspect for v in results),
             "marks_no_longer_apply": sum(
                 v.decided_by != "mark" and NO_LONGER_APPLIES in v.justification for v in results
             ),

@@ -69,6 +69,11 @@ class Verdict:
     # For a stale claim: the chunks of an earlier vault state that supported it (their texts
     # are in the warehouse's vault_chunk_history).
     superseded_chunk_ids: tuple[str, ...] = ()
+    # The answer-level model reads a hallucination in this claim's answer that no claim's label
+    # shows, and this is the answer's least supported claim: a flag on the answer for a reader
+    # or an analyst, never a label on the claim (issue 31: "response-level suspicion never
+    # labels a faithful claim").
+    answer_suspect: bool = False
 
     @property
     def usage(self) -> LLMUsage:

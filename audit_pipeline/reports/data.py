@@ -87,6 +87,9 @@ class Claim:
     # A stale claim: what the vault said before its document changed.
     superseded_texts: tuple[str, ...] = ()
     carried_from: str | None = None  # the audit whose verification this verdict comes from
+    # The least supported claim of an answer the answer-level model reads as hallucinated while
+    # no claim's label shows it (``Verdict.answer_suspect``): the answer is flagged for review.
+    answer_suspect: bool = False
 
     @property
     def is_hallucination(self) -> bool:
@@ -173,6 +176,11 @@ class PromptResult:
     @property
     def hallucinations(self) -> tuple[Claim, ...]:
         return tuple(c for turn in self.turns for c in turn.hallucinations)
+
+    @property
+    def suspect(self) -> bool:
+        """An answer of this prompt is flagged as suspect (``Claim.answer_suspect``)."""
+        return any(c.answer_suspect for turn in self.turns for c in turn.claims)
 
     @property
     def claims(self) -> tuple[Claim, ...]:
@@ -272,6 +280,7 @@ def load_report_data(
             con,
             "SELECT c.*, v.label, v.probability, v.justification, v.supporting_chunk_ids,"
             " v.verifier, v.verifier_version, v.decided_by, v.error_spans, v.carried_from,"
+            " coalesce(v.answer_suspect, false) AS answer_suspect,"
             " (SELECT list(h.text ORDER BY h.chunk_id) FROM vault_chunk_history h"
             "  WHERE list_contains(v.superseded_chunk_ids, h.chunk_id)) AS superseded_texts"
             " FROM claims c LEFT JOIN verdicts v"
@@ -518,6 +527,7 @@ def _claim(row: Mapping[str, Any], evidence: Sequence[Evidence]) -> Claim:
         verifier_version=row.get("verifier_version"),
         superseded_texts=tuple(str(t) for t in row.get("superseded_texts") or ()),
         carried_from=row.get("carried_from"),
+        answer_suspect=bool(row.get("answer_suspect")),
     )
 
 

@@ -113,12 +113,19 @@ class ValidationResult:
     def hallucinated(self) -> bool:
         return any(c.verdict.label in HALLUCINATION_LABELS for c in self.claims)
 
+    @property
+    def suspect(self) -> bool:
+        """The answer-level model reads a hallucination no claim's label shows: a flag for a
+        reader, not a hallucinated claim (``Verdict.answer_suspect``)."""
+        return any(c.verdict.answer_suspect for c in self.claims)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "answer": self.answer,
             "claims": [c.to_dict() for c in self.claims],
             "hallucinated": self.hallucinated,
+            "suspect": self.suspect,
             "hallucination_probability": self.hallucination_probability,
             **self.checks.to_dict(),
             "citation_class": self.citations.cls,

@@ -141,5 +141,9 @@ class Batch:
             return None
         return (answer.key[0], answer.key[1], self._read[index].original)
 
+    def answer_of(self, index: int) -> int:
+        """The number of the answer claim ``index`` belongs to."""
+        return self._answer_of(index)
+
     def _answer_of(self, index: int) -> int:
         return bisect.bisect_right(self.starts, index) - 1

@@ -33,6 +33,11 @@ class AnswerVerdicts:
     def hallucinated(self) -> bool:
         return any(v.label in HALLUCINATION_LABELS for v in self.verdicts)
 
+    @property
+    def suspect(self) -> bool:
+        """The answer model reads a hallucination no claim's label shows."""
+        return any(v.answer_suspect for v in self.verdicts)
+
 
 @runtime_checkable
 class Verifier(Protocol):

@@ -146,6 +146,15 @@ CLAIM_VIEW_DOCUMENTATION: Mapping[str, str] = {
 }
 
 
+# Migration 22: the answer-level suspicion is a flag on the answer, no longer a claim label.
+SUSPECT_DOCUMENTATION: Mapping[str, str] = {
+    "COLUMN verdicts.answer_suspect": "True on the least supported claim of an answer the "
+    "verifier's answer-level model reads as hallucinated while no claim's label shows it: the "
+    "answer is flagged for review (the report marks it; a configured reader reads it), the claim "
+    "keeps its own label. Before migration 22 such a claim was labelled unsupported.",
+}
+
+
 # Migration 12: PDF, HTML and DOCX vault files; what was indexed is kept with its page map.
 VAULT_FORMATS_DOCUMENTATION: Mapping[str, str] = {
     "COLUMN vault_documents.source_format": "markdown, text, pdf, html or docx: how the file "

@@ -15,6 +15,7 @@ from audit_pipeline.warehouse.documentation import (
     JUDGE_USAGE_DOCUMENTATION,
     RETRIEVAL_EVAL_DOCUMENTATION,
     SCORING_DOCUMENTATION,
+    SUSPECT_DOCUMENTATION,
     VAULT_FORMATS_DOCUMENTATION,
     comment_statements,
 )
@@ -672,6 +673,15 @@ MIGRATIONS: tuple[Migration, ...] = (
             *comment_statements(
                 {k: v for k, v in MARKS_DOCUMENTATION.items() if "mark_features" in k}
             ),
+        ),
+    ),
+    Migration(
+        22,
+        "an answer the answer-level model reads as hallucinated while no claim shows it is "
+        "flagged on its least supported claim (verdicts.answer_suspect), not labelled",
+        (
+            "ALTER TABLE verdicts ADD COLUMN answer_suspect BOOLEAN DEFAULT false",
+            *comment_statements(SUSPECT_DOCUMENTATION),
         ),
     ),
 )

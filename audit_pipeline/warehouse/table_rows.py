@@ -150,6 +150,7 @@ class VerdictRow(TableRow):
     evidence_changed: str | None = None
     # Where an analyst's mark changed the verdict: the verifier's own, JSON (verdict_json).
     verifier_verdict: str | None = None
+    answer_suspect: bool = False
 
     @classmethod
     def of(
@@ -185,6 +186,7 @@ class VerdictRow(TableRow):
             carried_from=carried_from,
             superseded_chunk_ids=list(verdict.superseded_chunk_ids) or None,
             verifier_verdict=None if verifier_verdict is None else verdict_json(verifier_verdict),
+            answer_suspect=verdict.answer_suspect,
         )
 
     def unmarked_verdict(self) -> Verdict:
@@ -210,6 +212,7 @@ class VerdictRow(TableRow):
             cost_usd=0.0,
             error_spans=tuple((int(lo), int(hi)) for lo, hi in spans),
             superseded_chunk_ids=tuple(self.superseded_chunk_ids or ()),
+            answer_suspect=bool(self.answer_suspect),
         )
 
 
@@ -226,6 +229,7 @@ def verdict_json(verdict: Verdict) -> str:
             "decided_by": verdict.decided_by,
             "error_spans": [[int(lo), int(hi)] for lo, hi in verdict.error_spans],
             "superseded_chunk_ids": list(verdict.superseded_chunk_ids),
+            "answer_suspect": verdict.answer_suspect,
         },
         sort_keys=True,
     )
@@ -247,4 +251,5 @@ def verdict_from_json(text: str) -> Verdict:
         cost_usd=0.0,
         error_spans=tuple((int(lo), int(hi)) for lo, hi in data["error_spans"]),
         superseded_chunk_ids=tuple(data["superseded_chunk_ids"]),
+        answer_suspect=bool(data.get("answer_suspect", False)),
     )

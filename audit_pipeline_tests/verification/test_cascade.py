@@ -157,3 +157,33 @@ def test_the_cascade_equals_the_local_verifier_outside_its_band(
                 mine.probability,
                 mine.decided_by,
             )
+
+
+class SuspectReading(FixedReading):
+    """A learned reading that flags its answer as suspect on one claim, keeping its label."""
+
+    def __init__(self, probabilities: Sequence[float], suspect: int) -> None:
+        super().__init__(probabilities)
+        self.suspect = suspect
+
+    def judge(self, case: ClaimCase) -> Finding | None:
+        found = super().judge(case)
+        if found is None or case.index != self.suspect:
+            return found
+        return Finding(found.label, found.explanation, found.probability, answer_suspect=True)
+
+
+def test_the_claims_of_a_suspect_answer_go_to_the_judge_outside_the_band() -> None:
+    """Issue 31 item 5: a suspect answer is sent to the second reader where one is configured;
+    its claims keep their labels until the reader decides."""
+    supported = (
+        '{"label": "supported", "probability": 0.9, "justification": "yes", '
+        '"supporting_chunk_ids": []}'
+    )
+    llm = ScriptedLLM([supported, supported])
+    with scripted_provider(llm) as model:
+        chain = cascade([SuspectReading([0.95, 0.9], suspect=1)], LLMJudgeVerifier(model))
+        verified = verify_answer(chain, CLAIMS[:2], [[], []])
+    assert len(llm.calls) == 2  # both claims of the suspect answer, though above the band
+    assert verified.suspect and not verified.hallucinated
+    assert [v.answer_suspect for v in verified.verdicts] == [False, True]

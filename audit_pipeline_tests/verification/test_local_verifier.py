@@ -1,3 +1,5 @@
+import dataclasses
+
 from audit_pipeline.claims import SentenceClaimExtractor, make_claim
 from audit_pipeline.embedding import SentenceTransformerEmbedder
 from audit_pipeline.evidence import ContextEvidence, ContextPassage
@@ -8,6 +10,8 @@ from audit_pipeline.verification import (
     VerifierChain,
     verify_answer,
 )
+from audit_pipeline.verification.configured import local_chain
+from audit_pipeline.verification.scorer import DEFAULT_MODEL_PATH, LocalModel
 
 VAULT = [
     ContextPassage(
@@ -137,3 +141,25 @@ def test_claim_without_evidence_is_unsupported(claim_reader: VerifierChain) -> N
     [verdict] = verify_answer(claim_reader, [claim], [[]]).verdicts
     assert verdict.label is Label.UNSUPPORTED
     assert "No evidence" in verdict.justification
+
+
+def test_an_answer_read_as_hallucinated_without_a_flagged_claim_is_suspect_not_labelled(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    """Issue 31 item 5: the answer model's suspicion never labels a claim. With cut points
+    that flag every answer and no claim (a model fitted that way), each claim keeps the label
+    its own probability gives, and the answer is flagged on its least supported claim."""
+    shipped = LocalModel.load(DEFAULT_MODEL_PATH)
+    cuts = dataclasses.replace(shipped.thresholds, response=0.0, span=0.0, unsupported=0.0)
+    model = dataclasses.replace(shipped, thresholds=cuts)
+    claims = SentenceClaimExtractor().extract(
+        "Refunds are issued within 30 days of the purchase date. Keys are rotated every 90 days."
+    )
+    evidence = ContextEvidence(VAULT, embedder, top_k=3).for_claims([c.text for c in claims])
+    verified = verify_answer(local_chain(embedder, model), claims, evidence)
+    assert not verified.hallucinated
+    assert verified.suspect
+    flagged = [v for v in verified.verdicts if v.answer_suspect]
+    assert len(flagged) == 1
+    assert flagged[0].probability == min(v.probability for v in verified.verdicts)
+    assert "flagged for review" in flagged[0].justification

@@ -28,6 +28,11 @@ DENIAL = "I do not enforce multi-factor authentication."
 DEFAULT = [
     "specifics",
     "polarity",
+    "direction",
+    "modality",
+    "agent",
+    "condition",
+    "scope",
     "rewrite",
     "entailment",
     "model",
@@ -49,8 +54,9 @@ def _names(settings: DetectionSettings) -> list[str]:
 def test_the_chain_each_verifier_setting_names() -> None:
     assert _names(DetectionSettings()) == DEFAULT
     cascade = DetectionSettings(verifier="cascade", cascade_band=(0.2, 0.7))
-    assert _names(cascade) == [*DEFAULT[:5], "judge", *DEFAULT[5:]]
-    assert cascade.chain()[5].params == {"band": [0.2, 0.7]}
+    after_model = DEFAULT.index("model") + 1
+    assert _names(cascade) == [*DEFAULT[:after_model], "judge", *DEFAULT[after_model:]]
+    assert cascade.chain()[after_model].params == {"band": [0.2, 0.7]}
     llm = DetectionSettings(verifier="llm")
     assert _names(llm) == ["judge", "staleness", "glossary", "mark"]
     assert llm.chain()[0].params == {"claims": "all"}

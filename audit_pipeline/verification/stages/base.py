@@ -100,6 +100,8 @@ class Finding:
     error_spans: tuple[tuple[int, int], ...] = ()
     usage: LLMUsage | None = None
     superseded_ids: tuple[str, ...] = ()
+    # The answer this claim belongs to is suspect (``Verdict.answer_suspect``).
+    answer_suspect: bool = False
 
 
 @dataclass(frozen=True)

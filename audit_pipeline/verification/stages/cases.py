@@ -43,6 +43,7 @@ class ClaimState:
     error_spans: frozenset[tuple[int, int]] = frozenset()
     usage: LLMUsage = field(default_factory=LLMUsage)
     superseded_ids: tuple[str, ...] = ()
+    answer_suspect: bool = False
 
 
 @dataclass(frozen=True)

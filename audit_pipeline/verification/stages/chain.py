@@ -76,6 +76,7 @@ def apply_finding(state: ClaimState, finding: Finding, stage: Stage) -> None:
         state.usage = state.usage + finding.usage
     if finding.superseded_ids:
         state.superseded_ids = finding.superseded_ids
+    state.answer_suspect = state.answer_suspect or finding.answer_suspect
 
 
 def chain_digest(stages: Sequence[Stage], with_code: bool) -> str:
@@ -222,6 +223,7 @@ class VerifierChain:
             cost_usd=usage.cost_usd,
             error_spans=tuple(sorted({to_original(span) for span in state.error_spans})),
             superseded_chunk_ids=state.superseded_ids,
+            answer_suspect=state.answer_suspect,
         )
 
 
@@ -241,4 +243,5 @@ def state_of(verdict: Verdict) -> ClaimState:
         error_spans=frozenset(verdict.error_spans),
         usage=verdict.usage,
         superseded_ids=verdict.superseded_chunk_ids,
+        answer_suspect=verdict.answer_suspect,
     )

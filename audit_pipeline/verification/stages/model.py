@@ -12,8 +12,10 @@ summaries as not entailed), so it acts through the fitted model.
 
 The answer model then decides whether the answer holds a hallucination, and the claim labels
 are made consistent with it: in a flagged answer the claims below the stricter span cut are
-unsupported (at least the least supported one is); in an answer judged grounded, claims the
-claim model alone would have flagged are weakly supported. Claims a check decided keep their
+unsupported; where none is, the answer is *suspect* (``Verdict.answer_suspect`` on its least
+supported claim, whose label stays: a response-level flag for a reader or an analyst, never a
+claim label); in an answer judged grounded, claims the claim model alone would have flagged
+are weakly supported. Claims a check decided keep their
 label; the model only lowers their probability.
 """
 
@@ -70,6 +72,7 @@ class _Reading:
     probability: float  # the fitted model's own p(supported): its cut points apply
     decided: bool  # an earlier stage decided the label
     justification: str
+    suspect: bool = False  # the least supported claim of an answer read as hallucinated
 
 
 @stage
@@ -114,7 +117,16 @@ class LearnedModel(Stage[ModelParams]):
             probability = round(_in_band(reading.label, probability), 4)
             spans = error_spans(alignment, case.analysis(specifics_analysis))
             if reading.decided:
-                findings.append(Finding(None, reading.justification, probability, None, spans))
+                findings.append(
+                    Finding(
+                        None,
+                        reading.justification,
+                        probability,
+                        None,
+                        spans,
+                        answer_suspect=reading.suspect,
+                    )
+                )
             else:
                 findings.append(
                     Finding(
@@ -123,6 +135,7 @@ class LearnedModel(Stage[ModelParams]):
                         probability,
                         alignment.supporting_chunk_ids,
                         spans,
+                        answer_suspect=reading.suspect,
                     )
                 )
         return findings
@@ -215,9 +228,14 @@ def _reconcile(model: LocalModel, readings: list[_Reading], probability: float) 
             elif not below and reading.label is Label.UNSUPPORTED:
                 reading.label = Label.WEAKLY_SUPPORTED
         if readings and not any(r.label in HALLUCINATION_LABELS for r in readings):
+            # No claim shows what the answer model reads: the answer is suspect, its least
+            # supported claim names it, and every claim keeps its own label.
             riskiest = min(readings, key=lambda r: r.probability)
-            riskiest.label = Label.UNSUPPORTED
-            riskiest.justification += f"{note}: flagged as the answer's least supported claim."
+            riskiest.suspect = True
+            riskiest.justification += (
+                f"{note}, shown by no claim: the answer is flagged for review; this is its "
+                "least supported claim."
+            )
     else:
         for reading in free:
             if reading.label in HALLUCINATION_LABELS:

@@ -4,10 +4,11 @@ user downloaded (``detection.reader``).
 Judging every claim with an LLM is slow and costs money; most claims are clearly grounded or
 clearly not. A claim a check decided is settled: asking again would only pay for a second
 opinion on a checked fact. The claims the learned reading labelled with a p(supported) in the
-band go to the second reader (``claims: all`` sends every claim: the ``llm`` verifier). The band
-is the knob that trades judge calls for accuracy. When the judge cannot decide (a failed call
-is ``unverifiable``), the earlier verdict stands and its justification says the judge failed;
-the calls are charged to the claim either way.
+band go to the second reader, and so do those of an answer the learned reading flags as suspect
+(its answer-level model reads a hallucination no claim shows); ``claims: all`` sends every
+claim (the ``llm`` verifier). The band is the knob that trades judge calls for accuracy. When
+the judge cannot decide (a failed call is ``unverifiable``), the earlier verdict stands and its
+justification says the judge failed; the calls are charged to the claim either way.
 """
 
 from __future__ import annotations
@@ -84,19 +85,23 @@ class SecondReading(Stage[SecondReadingParams]):
     def build_reader(self) -> ClaimReader:
         raise NotImplementedError
 
-    def selected(self, case: ClaimCase) -> bool:
+    def selected(self, case: ClaimCase, suspect: frozenset[int] = frozenset()) -> bool:
+        """Whether the second reader reads ``case``: every claim, or one the learned reading
+        labelled in the band, or any claim the reading left to the model of an answer flagged
+        as suspect (``suspect``: answer numbers; ``Verdict.answer_suspect``)."""
         params = self.params
         if params.claims == "all":
             return True
+        if case.state.decided_as != Role.READING or case.probability is None:
+            return False
         low, high = params.band
-        return (
-            case.state.decided_as == Role.READING
-            and case.probability is not None
-            and low <= case.probability <= high
-        )
+        return low <= case.probability <= high or case.batch.answer_of(case.index) in suspect
 
     def judge_claims(self, cases: Sequence[ClaimCase]) -> list[Finding | None]:
-        chosen = [case for case in cases if self.selected(case)]
+        suspect = frozenset(
+            case.batch.answer_of(case.index) for case in cases if case.state.answer_suspect
+        )
+        chosen = [case for case in cases if self.selected(case, suspect)]
         out: dict[int, Finding] = {}
         if chosen:
             verdicts = self.reader().verify(
