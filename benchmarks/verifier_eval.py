@@ -129,7 +129,7 @@ def score_pairs(
     return out
 
 
-def _grouped(pairs: list[Pair], limit: int, seed: int) -> list[Pair]:
+def sample_grouped(pairs: list[Pair], limit: int, seed: int) -> list[Pair]:
     if limit and len(pairs) > limit:
         pairs = random.Random(seed).sample(pairs, limit)
     return sorted(pairs, key=lambda p: p.evidence)
@@ -137,11 +137,11 @@ def _grouped(pairs: list[Pair], limit: int, seed: int) -> list[Pair]:
 
 def pair_sets(limit: int, seed: int) -> dict[str, list[Pair]]:
     return {
-        "wice": _grouped(list(wice("test")), limit, seed),
-        "qags": _grouped(list(qags()), limit, seed),
-        "summedits": _grouped(list(summedits(domains=HELD_OUT_SUMMEDITS)), limit, seed),
-        "probes": _grouped(load_probes(), 0, seed),
-        "probes_seed11": _grouped(load_probes(FRESH_PROBES), 0, seed),
+        "wice": sample_grouped(list(wice("test")), limit, seed),
+        "qags": sample_grouped(list(qags()), limit, seed),
+        "summedits": sample_grouped(list(summedits(domains=HELD_OUT_SUMMEDITS)), limit, seed),
+        "probes": sample_grouped(load_probes(), 0, seed),
+        "probes_seed11": sample_grouped(load_probes(FRESH_PROBES), 0, seed),
     }
 
 

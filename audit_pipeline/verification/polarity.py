@@ -215,7 +215,9 @@ def _mode(head: Token, group: Sequence[Token], negated: bool) -> str:
     }
     has_complement = any(c.dep_ == "xcomp" for c in head.children)
     if words & _FORBIDDING_WORDS:
-        return "P+" if negated else "P-"  # "prohibited" is already counted as a negation
+        # "prohibited" is already counted as a negation: odd, it forbids; even ("not
+        # prohibited"), it permits.
+        return "P-" if negated else "P+"
     if auxiliaries & _OBLIGING_MODALS:
         return "P-" if negated else "O+"  # "must not" forbids
     if auxiliaries & _OBLIGING_WORDS:

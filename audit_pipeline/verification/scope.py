@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from audit_pipeline.specifics.language import parse_many
+from audit_pipeline.specifics.measures import PERIOD_NOUNS
 from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import content_stems, stem
 from audit_pipeline.verification.batch import Batch
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 _UNIVERSAL = wordlists.sequence("verification", "universal_phrases")
 _RESTRICTING = wordlists.sequence("verification", "restricting_phrases")
 _QUANTIFIERS = frozenset({"every", "all", "each", "any"})
+_EVIDENCE_QUANTIFIERS = _QUANTIFIERS | {"no"}
 # Modifiers that narrow a noun to some of its kind ("chilled deliveries", "Team plans").
 _NARROWING = frozenset({"amod", "compound", "nmod", "nummod", "poss"})
 # Phrases after a noun that narrow it when they say nothing the claim says ("records of a
@@ -81,13 +83,20 @@ def _narrowing(noun: Token, said: frozenset[str]) -> frozenset[str]:
     return frozenset(extra)
 
 
+def _is_quantified(token: Token, quantifiers: frozenset[str]) -> bool:
+    return any(c.dep_ in ("det", "predet") and c.lower_ in quantifiers for c in token.children)
+
+
 def _quantified(claim: str) -> list[Token]:
+    """The nouns the claim quantifies ("every delivery"), but spans of time ("each week" is a
+    frequency, the values' business)."""
     doc = parse_many([claim])[0]
     return [
         t
         for t in doc
         if t.pos_ in ("NOUN", "PROPN")
-        and any(c.dep_ in ("det", "predet") and c.lower_ in _QUANTIFIERS for c in t.children)
+        and t.lemma_.lower() not in PERIOD_NOUNS
+        and _is_quantified(t, _QUANTIFIERS)
     ]
 
 
@@ -106,7 +115,9 @@ def _scope_clash(claim: str, units: Sequence[EvidenceUnit]) -> SlotClash | None:
                 for token in doc[other.head].subtree:
                     if token.pos_ not in ("NOUN", "PROPN") or stem(token.lemma_.lower()) != key:
                         continue
-                    if _narrowing(token, said):
+                    # A noun the evidence quantifies itself ("any Blue Bell-branded products",
+                    # "no obligations") is no narrower case of the claim's.
+                    if not _is_quantified(token, _EVIDENCE_QUANTIFIERS) and _narrowing(token, said):
                         narrowed.append((" ".join(t.text for t in token.subtree), unit))
                     else:
                         general = True

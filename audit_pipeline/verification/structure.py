@@ -60,6 +60,8 @@ _CLASHING_MODES = frozenset(
     }
 )
 _LIMIT_WORDS = wordlists.words("verification", "limit_words")
+# Modals that speak of what is possible rather than what is permitted.
+_EPISTEMIC = frozenset({"could", "might"})
 _PERMIT_FORBID = frozenset({"P+", "P-"})
 _MODE_WORDS = {"O+": "must", "O-": "need not", "P+": "may", "P-": "must not"}
 _WE = frozenset({"we", "us"})
@@ -83,6 +85,7 @@ class Frame:
     doer_text: str
     theme: frozenset[str] = frozenset()
     head: int = -1  # the clause head's token index in the parsed text
+    acted_on: bool = False  # the clause names what its act is done to (a pronoun counts)
 
 
 @dataclass(frozen=True)
@@ -110,25 +113,36 @@ def _child(token: Token, *deps: str) -> Token | None:
     return next((c for c in token.children if c.dep_ in deps), None)
 
 
-def _frame(head: Token) -> Frame:
-    clause = read_clause(head)
-    passive = any(c.dep_ in ("nsubjpass", "auxpass") for c in head.children)
-    party: Token | None = None
-    if passive:
-        agent = _child(head, "agent")
-        party = _child(agent, "pobj") if agent is not None else None
-        theme = _stems_under(_child(head, "nsubjpass"))
-    elif head.lemma_ == "be":
-        # "X is responsible for Y" names a party; "the excess is £450" names none.
+def _is_passive(head: Token) -> bool:
+    return any(c.dep_ in ("nsubjpass", "auxpass") for c in head.children)
+
+
+def _theme_token(head: Token) -> Token | None:
+    """What the act is done to: the object, the passive's subject, what a party is
+    "responsible for"."""
+    if _is_passive(head):
+        return _child(head, "nsubjpass")
+    if head.lemma_ == "be":
         complement = _child(head, "acomp")
         about = _child(complement, "prep") if complement is not None else None
-        if about is None:  # "trips are free" says what they are, not who does what
+        return _child(about, "pobj") if about is not None else None
+    return _child(head, "dobj")
+
+
+def _frame(head: Token) -> Frame:
+    clause = read_clause(head)
+    party: Token | None = None
+    theme = _stems_under(_theme_token(head))
+    if _is_passive(head):
+        agent = _child(head, "agent")
+        party = _child(agent, "pobj") if agent is not None else None
+    elif head.lemma_ == "be":
+        # "X is responsible for Y" names a party; "the excess is £450" names none.
+        if _theme_token(head) is None:  # "trips are free" says what they are, not who does
             return Frame(clause, frozenset(), "", "")
         party = _child(head, "nsubj")
-        theme = _stems_under(_child(about, "pobj"))
     else:
         party = _child(head, "nsubj")
-        theme = _stems_under(_child(head, "dobj"))
     if party is None:
         return Frame(clause, frozenset(), "", "", theme)
     if any(c.lower_ in _ADDED for c in head.children if c.dep_ == "advmod"):
@@ -162,7 +176,10 @@ def _heads(doc: Doc) -> list[Token]:
 def frames_of(text: str) -> tuple[Frame, ...]:
     """The clauses of ``text`` with their parties (cached: evidence sentences recur)."""
     doc = parse_many([text])[0]
-    return tuple(replace(_frame(head), head=head.i) for head in _heads(doc))
+    return tuple(
+        replace(_frame(head), head=head.i, acted_on=_theme_token(head) is not None)
+        for head in _heads(doc)
+    )
 
 
 def _act(frame: Frame) -> frozenset[str]:
@@ -193,13 +210,25 @@ def matches(frame: Frame, units: Sequence[EvidenceUnit]) -> list[tuple[Frame, Ev
         found.extend(
             (other, unit)
             for other in frames_of(unit.text)
-            if same_predicate(frame.clause, other.clause) and (enough or frame.doer & other.doer)
+            if same_predicate(_verbs(frame.clause), _verbs(other.clause))
+            and (enough or frame.doer & other.doer)
         )
     return found
 
 
+def _verbs(clause: Clause) -> Clause:
+    """The clause with its own predicates only: ``polarity`` adds "can" for a permission modal,
+    which would make "staff have to let their manager know" the act of any "staff may ..."."""
+    return replace(clause, predicates=clause.predicates - {"can"})
+
+
 def _claim_mode(frame: Frame, claim: str) -> str:
     mode = frame.clause.mode
+    words = set(frame.clause.text.lower().split())
+    # "may need to", "could set a precedent": a possibility, not what a policy obliges or
+    # permits.
+    if words & _EPISTEMIC or (mode == "O+" and "can" in frame.clause.predicates):
+        return ""
     lowered = claim.lower()
     if mode == "P+" and any(phrase in lowered for phrase in _OPTIONAL):
         return "O-"
@@ -246,17 +275,35 @@ def _different_parties(a: Frame, b: Frame) -> bool | None:
 
 
 def _same_theme(claim: Frame, other: Frame, unit: EvidenceUnit) -> bool:
-    """Whether two clauses act on the same thing: the evidence's theme shares a word with the
-    claim's and names nothing the claim leaves out ("day trips" are not "residential trips";
-    "the matrix" may be "each dish's allergen matrix"); without a theme on both sides, the
+    """Whether two clauses do the same act to the same thing: both name what it is done to
+    (an intransitive "the plane went down" against "the aircraft went down" names no act a
+    party could be swapped in); the evidence's theme shares a word with the claim's and names
+    nothing the claim leaves out ("day trips" are not "residential trips"; "the matrix" may be
+    "each dish's allergen matrix"); where one is a pronoun ("the Customer pays them"), the
     passage must say half the claim's words about the act."""
+    if not (claim.acted_on and other.acted_on):
+        return False
     if claim.theme and other.theme:
         said = claim.clause.stems | claim.theme
         return bool(claim.theme & other.theme) and other.theme <= said
     return _act_shared(claim, unit) >= max(MIN_ACT_WORDS, 0.5 * len(_act(claim)))
 
 
-def _agent_clash(frames: Sequence[Frame], units: Sequence[EvidenceUnit]) -> SlotClash | None:
+def _known_elsewhere(frame: Frame, units: Sequence[EvidenceUnit], unit: EvidenceUnit) -> bool:
+    """Whether the claim's party is one the evidence knows, and not one the clashing sentence
+    names itself: "the plane" against "the aircraft", "the jury" against "the jurors ... the
+    jury room" are one party in other words, "the kitchen manager" against "the head chef" of
+    a vault that names both is another. "We" and "you" are always known."""
+    if frame.kind != "party":
+        return True
+    known = frozenset().union(*(u.stems | (u.about or frozenset()) for u in units))
+    return frame.doer <= known and not frame.doer <= unit.stems
+
+
+def _agent_clash(
+    claim: str, frames: Sequence[Frame], units: Sequence[EvidenceUnit]
+) -> SlotClash | None:
+    said = frozenset(content_stems(claim))
     for frame in frames:
         # Who said something is attribution, not who does the act ("officials said" for
         # "the minister said" is framing, read by the learned reading).
@@ -271,7 +318,18 @@ def _agent_clash(frames: Sequence[Frame], units: Sequence[EvidenceUnit]) -> Slot
         ]
         if any(different is False for _, _, different in readings):
             continue
-        clash = next(((o, u) for o, u, different in readings if different), None)
+        clash = next(
+            (
+                (o, u)
+                for o, u, different in readings
+                if different
+                and _known_elsewhere(frame, units, u)
+                # "Field crews follow NFPA 70E for electrical work practices" names the
+                # evidence's "electrical work practices" itself: another role, not a rival.
+                and not (o.doer and o.doer <= said)
+            ),
+            None,
+        )
         if clash is not None:
             other, unit = clash
             return SlotClash("agent", frame.doer_text, other.doer_text, unit.text, unit.chunk_id)
@@ -292,7 +350,9 @@ def check_structure(claim: str, units: Sequence[EvidenceUnit]) -> StructureReadi
     if not frames or not units:
         return StructureReading()
     parse_many([u.text for u in units])  # the new ones in one batch
-    return StructureReading(_modality_clash(claim, frames, units), _agent_clash(frames, units))
+    return StructureReading(
+        _modality_clash(claim, frames, units), _agent_clash(claim, frames, units)
+    )
 
 
 def structure_analysis(batch: Batch) -> list[StructureReading]:

@@ -201,16 +201,21 @@ def _agent(claim: str, evidence: str) -> bool:
 
 
 @given(st.sampled_from(PARTIES), st.sampled_from(PARTIES), st.sampled_from(ACTS))
-def test_the_same_party_in_the_passive_never_clashes_and_another_party_always_does(
+def test_the_same_party_in_the_passive_never_clashes_and_another_known_party_always_does(
     party: str, other: str, act: tuple[str, str, str]
 ) -> None:
+    """Another party clashes where the evidence knows it (a sentence of its own names it);
+    a party the evidence never names may be the same one in other words ("the plane" for "the
+    aircraft"), so it does not."""
     active, participle, thing = act
-    evidence = f"{party} {active} {thing} every year."
+    said = f"{party} {active} {thing} every year."
+    evidence = f"{said} {other} keeps the keys to the office."
     by = f"{party[0].lower()}{party[1:]}"
     passive = f"{thing[0].upper()}{thing[1:]} is {participle} by {by} every year."
     assert not _agent(passive, evidence)
-    assert not _agent(f"{party} {active} {thing} every year.", evidence)
+    assert not _agent(said, evidence)
     assert _agent(f"{other} {active} {thing} every year.", evidence) is (party != other)
+    assert not _agent(f"{other} {active} {thing} every year.", said)
 
 
 @pytest.mark.parametrize(
@@ -241,8 +246,15 @@ def test_the_same_party_in_the_passive_never_clashes_and_another_party_always_do
         ),
         (
             "Quillstone pays the VAT on its fees.",
-            "Fees do not include VAT or other sales taxes; the Customer pays them.",
+            "Quillstone invoices its fees annually. Fees do not include VAT or other sales "
+            "taxes; the Customer pays them.",
             True,
+        ),
+        # One party in other words: the evidence never names the claim's.
+        (
+            "The plane went down near the regional airport.",
+            "The aircraft went down near the regional airport.",
+            False,
         ),
     ],
 )
@@ -319,3 +331,27 @@ def test_a_dropped_condition_clashes_only_where_the_evidence_restricts_the_act(
 )
 def test_scope_examples(claim: str, evidence: str, clash: bool) -> None:
     assert (check_scope(claim, evidence_units([("c", evidence)])).scope is not None) is clash
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        # "prohibited" forbids like "not allowed".
+        (
+            "In the loading bay, open flames are not allowed.",
+            "Open flames in the loading bay are prohibited.",
+        ),
+        # A permission elsewhere in the passage is not the act the claim obliges.
+        (
+            "Staff have to let their manager know of an unplanned absence.",
+            "Staff may hold a balance of up to 40 days; above that, their manager agrees a plan.",
+        ),
+    ],
+)
+def test_restated_modes_of_other_wording_do_not_clash(claim: str, evidence: str) -> None:
+    assert not _modality(claim, evidence)
+
+
+def test_a_claim_that_names_the_evidence_party_itself_has_no_rival() -> None:
+    evidence = "Electrical work practices follow NFPA 70E. Field crews wear arc-rated gloves."
+    assert not _agent("Field crews follow NFPA 70E for electrical work practices.", evidence)
