@@ -201,7 +201,7 @@ def _limited(text: str) -> bool:
 def matches(frame: Frame, units: Sequence[EvidenceUnit]) -> list[tuple[Frame, EvidenceUnit]]:
     """The evidence clauses about the claim clause's act: same predicate, in a passage that
     says enough of its other words (a third of them, or one where the party is the same)."""
-    found = []
+    found: list[tuple[Frame, EvidenceUnit]] = []
     for unit in units:
         shared = _act_shared(frame, unit)
         if shared < MIN_ACT_WORDS:
