@@ -34,7 +34,10 @@ ANSWERS = 100  # of two claims each: 200 marks
 def _synthetic(seed: int = 7) -> list[tuple[np.ndarray, list[bool]]]:
     """Answers of two claims: feature rows drawn around the shipped model's training means,
     the feature it weighs most towards "hallucinated" spread wide, and the truth of a team
-    whose vault makes that feature meaningless (the rest as the shipped model reads it)."""
+    whose vault reverses that feature's meaning (the rest as the shipped model reads it).
+    With a feature merely meaningless, the shipped model's precision on these marks has been
+    as high as the refit's since the answer-level suspicion stopped labelling claims (issue
+    31 item 5), and calibrate rightly kept it."""
     base = LocalModel.load()
     coef = np.array(base.claim.coef)
     mean, scale = np.array(base.claim.mean), np.array(base.claim.scale)
@@ -44,7 +47,7 @@ def _synthetic(seed: int = 7) -> list[tuple[np.ndarray, list[bool]]]:
     for _ in range(ANSWERS):
         z = rng.normal(0.0, 1.0, size=(2, len(coef)))
         z[:, misleading] = rng.normal(1.5, 2.0, size=2)
-        logits = 3 * (z @ coef - coef[misleading] * z[:, misleading]) - 1.5
+        logits = 3 * (z @ coef - 2 * coef[misleading] * z[:, misleading]) - 1.5
         truth = [bool(rng.random() < 1 / (1 + np.exp(-t))) for t in logits]
         answers.append((mean + scale * z, truth))
     return answers
