@@ -31,6 +31,7 @@ from audit_pipeline.text.tokens import content_stems
 from audit_pipeline.verification.batch import Batch
 from audit_pipeline.verification.evidence_units import EvidenceUnit, evidence_unit_analysis
 from audit_pipeline.verification.polarity import Clause, read_clause, same_predicate
+from audit_pipeline.verification.slot_clash import SlotClash
 from audit_pipeline.verification.specifics_check import MIN_SHARED_SHARE, roots, shared_roots
 
 FLOOR, CEILING = ">=", "<="
@@ -75,21 +76,6 @@ class Bound:
     value: Specific
     side: str
     phrase: str
-
-
-@dataclass(frozen=True)
-class DirectionClash:
-    """A claim's bound (or "before"/"after" an event) that the evidence states the other way
-    round."""
-
-    claim_words: str
-    evidence_words: str
-    evidence: str
-    chunk_id: str
-
-    def describe(self) -> str:
-        snippet = self.evidence if len(self.evidence) <= 140 else self.evidence[:137] + "..."
-        return f"'{self.claim_words}' where the evidence says '{self.evidence_words}': {snippet!r}"
 
 
 def _words(text: str) -> list[str]:
@@ -171,7 +157,7 @@ def _same_act(claim: str, bound: Specific, unit: EvidenceUnit, value: Specific) 
     return mine is None or theirs is None or same_predicate(mine, theirs)
 
 
-def _bound_clash(claim: str, units: Sequence[EvidenceUnit]) -> DirectionClash | None:
+def _bound_clash(claim: str, units: Sequence[EvidenceUnit]) -> SlotClash | None:
     for bound in bounds_of(claim):
         rivals: list[tuple[str | None, str, EvidenceUnit]] = []
         for unit in units:
@@ -189,7 +175,7 @@ def _bound_clash(claim: str, units: Sequence[EvidenceUnit]) -> DirectionClash | 
                     )
         if rivals and all(side not in (None, bound.side) for side, _, _ in rivals):
             _, words, unit = rivals[0]
-            return DirectionClash(bound.phrase, words, unit.text, unit.chunk_id)
+            return SlotClash("direction", bound.phrase, words, unit.text, unit.chunk_id)
     return None
 
 
@@ -214,7 +200,7 @@ def _events(text: str) -> tuple[tuple[str, str, frozenset[str]], ...]:
     return tuple(found)
 
 
-def _event_clash(units: Sequence[EvidenceUnit], claim: str) -> DirectionClash | None:
+def _event_clash(units: Sequence[EvidenceUnit], claim: str) -> SlotClash | None:
     for word, claim_words, stems in _events(claim):
         same = other = None
         for unit in units:
@@ -226,11 +212,11 @@ def _event_clash(units: Sequence[EvidenceUnit], claim: str) -> DirectionClash | 
                 elif other is None:
                     other = (their_words, unit)
         if other is not None and same is None:
-            return DirectionClash(claim_words, other[0], other[1].text, other[1].chunk_id)
+            return SlotClash("direction", claim_words, other[0], other[1].text, other[1].chunk_id)
     return None
 
 
-def check_direction(claim: str, units: Sequence[EvidenceUnit]) -> DirectionClash | None:
+def check_direction(claim: str, units: Sequence[EvidenceUnit]) -> SlotClash | None:
     """The first bound or event of ``claim`` that the evidence about the same thing states from
     the other side, or None."""
     claim_stems = frozenset(content_stems(claim))
@@ -240,7 +226,7 @@ def check_direction(claim: str, units: Sequence[EvidenceUnit]) -> DirectionClash
     return _bound_clash(claim, near) or _event_clash(near, claim)
 
 
-def direction_analysis(batch: Batch) -> list[DirectionClash | None]:
+def direction_analysis(batch: Batch) -> list[SlotClash | None]:
     """The direction reading of every claim of ``batch`` against its evidence."""
     unit_sets = batch.analysis(evidence_unit_analysis)
     return [

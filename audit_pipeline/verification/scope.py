@@ -29,7 +29,8 @@ from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import content_stems, stem
 from audit_pipeline.verification.batch import Batch
 from audit_pipeline.verification.evidence_units import EvidenceUnit, evidence_unit_analysis
-from audit_pipeline.verification.structure import SlotClash, frames_of, matches
+from audit_pipeline.verification.slot_clash import SlotClash
+from audit_pipeline.verification.structure import frames_of, matches
 
 if TYPE_CHECKING:
     from spacy.tokens import Token

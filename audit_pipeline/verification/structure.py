@@ -34,6 +34,7 @@ from audit_pipeline.verification.bounds import bounds_of
 from audit_pipeline.verification.evidence_units import EvidenceUnit, evidence_unit_analysis
 from audit_pipeline.verification.polarity import Clause, clause_heads, read_clause, same_predicate
 from audit_pipeline.verification.signals import ATTRIBUTION_WORDS
+from audit_pipeline.verification.slot_clash import SlotClash
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -86,21 +87,6 @@ class Frame:
     theme: frozenset[str] = frozenset()
     head: int = -1  # the clause head's token index in the parsed text
     acted_on: bool = False  # the clause names what its act is done to (a pronoun counts)
-
-
-@dataclass(frozen=True)
-class SlotClash:
-    """A slot of a claim clause the evidence clause about the same act fills otherwise."""
-
-    slot: str
-    claim_words: str
-    evidence_words: str
-    evidence: str
-    chunk_id: str
-
-    def describe(self) -> str:
-        snippet = self.evidence if len(self.evidence) <= 140 else self.evidence[:137] + "..."
-        return f"'{self.claim_words}' where the evidence says '{self.evidence_words}': {snippet!r}"
 
 
 def _stems_under(token: Token | None) -> frozenset[str]:
