@@ -136,14 +136,11 @@ class Batch:
         return self._read[index].to_original(start, end)
 
     def claim_key(self, index: int) -> ClaimKey | None:
-        answer = self.answers[self._answer_of(index)]
+        answer = self.answers[self.answer_of(index)]
         if answer.key is None:
             return None
         return (answer.key[0], answer.key[1], self._read[index].original)
 
     def answer_of(self, index: int) -> int:
         """The number of the answer claim ``index`` belongs to."""
-        return self._answer_of(index)
-
-    def _answer_of(self, index: int) -> int:
         return bisect.bisect_right(self.starts, index) - 1

@@ -116,15 +116,21 @@ def _theme_token(head: Token) -> Token | None:
 
 
 def _frame(head: Token) -> Frame:
-    clause = read_clause(head)
+    theme = _theme_token(head)
+    acted_on = theme is not None
+    frame = _parties(head, read_clause(head), _stems_under(theme), acted_on)
+    return replace(frame, head=head.i, acted_on=acted_on)
+
+
+def _parties(head: Token, clause: Clause, theme: frozenset[str], acted_on: bool) -> Frame:
+    """The clause's frame with who does its act."""
     party: Token | None = None
-    theme = _stems_under(_theme_token(head))
     if _is_passive(head):
         agent = _child(head, "agent")
         party = _child(agent, "pobj") if agent is not None else None
     elif head.lemma_ == "be":
         # "X is responsible for Y" names a party; "the excess is £450" names none.
-        if _theme_token(head) is None:  # "trips are free" says what they are, not who does
+        if not acted_on:  # "trips are free" says what they are, not who does
             return Frame(clause, frozenset(), "", "")
         party = _child(head, "nsubj")
     else:
@@ -162,10 +168,7 @@ def _heads(doc: Doc) -> list[Token]:
 def frames_of(text: str) -> tuple[Frame, ...]:
     """The clauses of ``text`` with their parties (cached: evidence sentences recur)."""
     doc = parse_many([text])[0]
-    return tuple(
-        replace(_frame(head), head=head.i, acted_on=_theme_token(head) is not None)
-        for head in _heads(doc)
-    )
+    return tuple(_frame(head) for head in _heads(doc))
 
 
 def _act(frame: Frame) -> frozenset[str]:

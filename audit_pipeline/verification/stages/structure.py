@@ -10,10 +10,18 @@ from __future__ import annotations
 from audit_pipeline.records.verdicts import Label
 from audit_pipeline.verification.bounds import direction_analysis
 from audit_pipeline.verification.scope import scope_analysis
+from audit_pipeline.verification.slot_clash import SlotClash
 from audit_pipeline.verification.stages.base import stage
 from audit_pipeline.verification.stages.cases import ClaimCase
 from audit_pipeline.verification.stages.check import Check, CheckParams, Flaw
 from audit_pipeline.verification.structure import structure_analysis
+
+
+def _contradiction(found: SlotClash | None) -> Flaw | None:
+    """A slot the evidence fills otherwise contradicts the claim, on the chunk that says so."""
+    if found is None:
+        return None
+    return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
 
 
 @stage
@@ -22,10 +30,7 @@ class DirectionCheck(Check[CheckParams]):
     version = "1"
 
     def find(self, case: ClaimCase) -> Flaw | None:
-        found = case.analysis(direction_analysis)
-        if found is None:
-            return None
-        return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
+        return _contradiction(case.analysis(direction_analysis))
 
 
 @stage
@@ -34,10 +39,7 @@ class ModalityCheck(Check[CheckParams]):
     version = "1"
 
     def find(self, case: ClaimCase) -> Flaw | None:
-        found = case.analysis(structure_analysis).modality
-        if found is None:
-            return None
-        return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
+        return _contradiction(case.analysis(structure_analysis).modality)
 
 
 @stage
@@ -46,10 +48,7 @@ class AgentCheck(Check[CheckParams]):
     version = "1"
 
     def find(self, case: ClaimCase) -> Flaw | None:
-        found = case.analysis(structure_analysis).agent
-        if found is None:
-            return None
-        return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
+        return _contradiction(case.analysis(structure_analysis).agent)
 
 
 @stage
@@ -58,10 +57,7 @@ class ConditionCheck(Check[CheckParams]):
     version = "1"
 
     def find(self, case: ClaimCase) -> Flaw | None:
-        found = case.analysis(scope_analysis).condition
-        if found is None:
-            return None
-        return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
+        return _contradiction(case.analysis(scope_analysis).condition)
 
 
 @stage
@@ -70,7 +66,4 @@ class ScopeCheck(Check[CheckParams]):
     version = "1"
 
     def find(self, case: ClaimCase) -> Flaw | None:
-        found = case.analysis(scope_analysis).scope
-        if found is None:
-            return None
-        return Flaw(Label.CONTRADICTED, found.describe(), (found.chunk_id,))
+        return _contradiction(case.analysis(scope_analysis).scope)
