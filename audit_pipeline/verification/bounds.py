@@ -27,7 +27,7 @@ from audit_pipeline.specifics.extract import Specific, extract_many
 from audit_pipeline.specifics.language import parse_many
 from audit_pipeline.specifics.measures import same_value
 from audit_pipeline.text import wordlists
-from audit_pipeline.text.tokens import content_stems
+from audit_pipeline.text.tokens import content_stems, stem
 from audit_pipeline.verification.batch import Batch
 from audit_pipeline.verification.evidence_units import EvidenceUnit, evidence_unit_analysis
 from audit_pipeline.verification.polarity import Clause, read_clause, same_predicate
@@ -85,7 +85,7 @@ def _words(text: str) -> list[str]:
 def _side_of(value: Specific, text: str) -> tuple[str, str] | None:
     """The side the words around ``value`` bound it from, and those words."""
     before = _words(text[: value.start])
-    after = [w.strip(".,;:|()") for w in _words(text[value.end :])[:3]]
+    after = [w.strip(".,;:|()") for w in _words(text[value.end :])[:4]]
     for phrase, side in _BEFORE:
         if before[-len(phrase) :] != phrase:
             continue
@@ -97,9 +97,12 @@ def _side_of(value: Specific, text: str) -> tuple[str, str] | None:
             side = FLOOR if side == CEILING else CEILING
             written = f"{sorted(negated)[0]} ... {written}"
         return side, f"{written} {value.surface}"
+    # A count's phrase may follow the counted noun: "8 tablets or more".
+    counted = value.dimension.removeprefix("count:") if value.dimension.startswith("count:") else ""
+    skip = 1 if counted and after and stem(after[0]) == counted else 0
     for phrase, side in _AFTER:
-        if after[: len(phrase)] == phrase:
-            return side, f"{value.surface} {' '.join(phrase)}"
+        if after[skip : skip + len(phrase)] == phrase:
+            return side, f"{value.surface} {' '.join(after[: skip + len(phrase)])}"
     return None
 
 

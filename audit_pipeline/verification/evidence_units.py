@@ -38,12 +38,12 @@ class EvidenceUnit:
     cell: frozenset[str] | None = None
 
 
-def _cells(line: str) -> list[str]:
+def table_cells(line: str) -> list[str]:
     return [cell.strip().strip("*").strip() for cell in line.strip().strip("|").split("|")]
 
 
-def _is_separator(line: str) -> bool:
-    cells = _cells(line)
+def is_separator(line: str) -> bool:
+    cells = table_cells(line)
     return bool(cells) and all(cell and set(cell) <= _SEPARATOR_CELL for cell in cells)
 
 
@@ -61,10 +61,10 @@ def _passage_units(text: str, chunk_id: str) -> tuple[EvidenceUnit, ...]:
         if is_row:
             units.extend(_prose(text[prose_start:offset], chunk_id))
             following = lines[index + 1] if index + 1 < len(lines) else ""
-            if _is_separator(stripped):
+            if is_separator(stripped):
                 pass
-            elif _is_separator(following.strip()):
-                header = _cells(stripped)
+            elif is_separator(following.strip()):
+                header = table_cells(stripped)
             else:
                 units.extend(_row_units(stripped, header, heading, chunk_id))
             prose_start = offset + len(line) + 1
@@ -89,7 +89,7 @@ def _row_units(
 ) -> list[EvidenceUnit]:
     """One unit per cell, about its row label, its column and the heading the table stands
     under ("Review cycle: every 2 years" under the title of the manual it is the cycle of)."""
-    cells = _cells(line)
+    cells = table_cells(line)
     row_stems = frozenset(content_stems(" ".join(cells)))
     if not header or len(header) != len(cells) or len(cells) < 2:
         return [EvidenceUnit(line, chunk_id, row_stems)]

@@ -15,6 +15,7 @@ what it says.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -66,6 +67,7 @@ _MODAL_WORDS = (
     | _FORBIDDING_WORDS
     | {stem(w) for w in wordlists.words("verification", "modal_frame")}
 )
+PERMIT_FORBID = frozenset({"P+", "P-"})
 # Deontic modes that cannot both hold of the same act.
 _CONTRARY_MODES = frozenset(
     {frozenset({"O+", "O-"}), frozenset({"P+", "P-"}), frozenset({"O+", "P-"})}
@@ -75,6 +77,20 @@ _CONTRARY_MODES = frozenset(
 _VERB_GROUP = frozenset({"aux", "auxpass", "cop", "prt"})
 _ARGUMENTS = frozenset({"nsubj", "nsubjpass", "dobj", "attr", "expl"})
 _NEGATIVE_PRONOUNS = wordlists.words("verification", "negative_pronouns")
+_LIMIT_WORDS = wordlists.words("verification", "limit_words")
+_BOUND_PHRASES = wordlists.pairs("verification", "bound_phrases")
+# A number as a bound phrase's value: "no more than 8", "up to £2,000", "63 °C or above".
+_BOUNDED = re.compile(
+    "|".join(
+        [
+            rf"\b{re.escape(p.removesuffix(' ...'))}\s+[£$€]?\d"
+            for p in _BOUND_PHRASES
+            if p.endswith("...")
+        ]
+        + [rf"\d[^.;,]{{0,24}}?\s{re.escape(p)}\b" for p in _BOUND_PHRASES if not p.endswith("...")]
+    ),
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -211,7 +227,11 @@ def _mode(head: Token, group: Sequence[Token], negated: bool) -> str:
     if head.lemma_ == "be" and "to" in auxiliaries:
         auxiliaries.add("must")  # "are to be collected": an instruction
     words = {stem(head.lemma_.lower()), stem(head.lower_)} | {
-        stem(c.lower_) for c in head.children if c.dep_ in ("acomp", "oprd")
+        stem(c.lower_)
+        for c in head.children
+        if c.dep_ in ("acomp", "oprd")
+        # "free to bring" permits; "free of charge", "free for members" is a price.
+        and (c.lower_ != "free" or any(g.dep_ == "xcomp" for g in c.children))
     }
     has_complement = any(c.dep_ == "xcomp" for c in head.children)
     if words & _FORBIDDING_WORDS:
@@ -255,6 +275,22 @@ def _coverage(claim: Clause, other: Clause) -> tuple[float, int] | None:
     said = claim.stems - omitted
     shared = len(said & other.stems)
     return (shared / len(said), shared) if said and shared >= MIN_SHARED else None
+
+
+def limited(text: str) -> bool:
+    """Whether ``text`` limits what it permits or forbids (``words/limit_words.txt``, or a
+    bound on a number): "can take no more than 8" says what "must not take more than 8" says,
+    "may ... only once" what "must not ... more than once" says."""
+    words = {w.strip(".,;:") for w in text.lower().split()}
+    return bool(words & _LIMIT_WORDS) or _BOUNDED.search(text) is not None
+
+
+def _limited_pair(claim: Clause, other: Clause) -> bool:
+    """A permission and a prohibition of which one is limited: neither contrary nor the same
+    way round; the bound is the ``direction`` check's to compare."""
+    return frozenset({claim.mode, other.mode}) == PERMIT_FORBID and (
+        limited(claim.text) or limited(other.text)
+    )
 
 
 def _contrary(claim: Clause, other: Clause) -> bool:
@@ -309,6 +345,8 @@ def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityReading
         if best is None or best[0][0] < MIN_COVERAGE:
             continue
         _, other, unit = best
+        if _limited_pair(clause, other):
+            continue
         if not _contrary(clause, other):
             agrees = agrees or clause.negated or bool(clause.mode)
             continue

@@ -31,6 +31,7 @@ from audit_pipeline.verification.batch import Batch
 from audit_pipeline.verification.evidence_units import EvidenceUnit, evidence_unit_analysis
 from audit_pipeline.verification.slot_clash import SlotClash
 from audit_pipeline.verification.structure import frames_of, matches
+from audit_pipeline.verification.tables import table_clash
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -137,16 +138,21 @@ class ScopeReading:
     scope: SlotClash | None = None
 
 
-def check_scope(claim: str, units: Sequence[EvidenceUnit]) -> ScopeReading:
+def check_scope(
+    claim: str, units: Sequence[EvidenceUnit], passages: Sequence[tuple[str, str]] = ()
+) -> ScopeReading:
+    """``passages`` (chunk id, text) are read for whole tables (``tables.table_clash``)."""
     if not units:
         return ScopeReading()
     parse_many([u.text for u in units])
-    return ScopeReading(_condition_clash(claim, units), _scope_clash(claim, units))
+    scope = _scope_clash(claim, units) or table_clash(claim, passages)
+    return ScopeReading(_condition_clash(claim, units), scope)
 
 
 def scope_analysis(batch: Batch) -> list[ScopeReading]:
     """The condition and scope readings of every claim of ``batch`` against its evidence."""
     unit_sets = batch.analysis(evidence_unit_analysis)
     return [
-        check_scope(claim.text, units) for claim, units in zip(batch.claims, unit_sets, strict=True)
+        check_scope(claim.text, units, [(p.chunk_id, p.text) for p in passages])
+        for claim, units, passages in zip(batch.claims, unit_sets, batch.evidence, strict=True)
     ]

@@ -38,7 +38,7 @@ from audit_pipeline.specifics.extract import (
 from audit_pipeline.specifics.measures import FREQUENCY_WORDS, PERIOD_NOUNS, same_value
 from audit_pipeline.specifics.quantities import NUMBER_WORDS, quantity_keys
 from audit_pipeline.text import wordlists
-from audit_pipeline.text.tokens import raw_tokens, stem
+from audit_pipeline.text.tokens import content_stems, raw_tokens, stem
 from audit_pipeline.verification.batch import Batch
 from audit_pipeline.verification.evidence_units import EvidenceUnit, evidence_unit_analysis
 from audit_pipeline.verification.signals import NAME_ALIASES, acronym_expansions
@@ -229,6 +229,7 @@ def _ground_value(
     located_units: Sequence[EvidenceUnit],
     weight: Mapping[str, float],
     siblings: Sequence[Specific] = (),
+    claim_roots: frozenset[str] = frozenset(),
 ) -> SpecificFinding:
     """Grounded when the evidence states the same value anywhere, unless a table says the
     value belongs to another column ("4 hours" is the RTO, the RPO column says 1 hour). Where it
@@ -237,7 +238,13 @@ def _ground_value(
     A differing evidence value that the claim states too (``siblings``: its other specifics) is
     no rival: "DOT 4 only; DOT 5 must never be used" names both, and a parse that hangs "DOT 4"
     on the DOT 5 clause must not read the evidence's "DOT 5" as its other value. A table cell
-    still is: its row and column say what it is about, so swapped cells clash."""
+    still is: its row and column say what it is about, so swapped cells clash.
+
+    ``claim_roots`` are the roots of all the claim's words: a sentence stating the same value
+    is outweighed only by one that says at least as much of the whole claim. The parse may hang
+    the value on a verb ("costs the student £10") and leave its subject ("replacing a lost bus
+    pass") out of the value's context; the sentence that says "loses a bus pass pays £10" is
+    still more about the claim than one saying "music lessons cost £12"."""
     best_equal: tuple[float, int, _Located, bool] | None = None
     best_other: tuple[float, int, _Located] | None = None
     # The best (cell score, alignment) of an equal value among table cells, and of a
@@ -288,6 +295,7 @@ def _ground_value(
                 and best_other is not None
                 and _aligned(specific, best_other[1])
                 and best_equal[0] < EQUAL_ALIGNMENT_SHARE * best_other[0]
+                and _says_as_much(best_other[2].unit, best_equal[2].unit, claim_roots)
             )
         if outweighed and rival is not None:
             return SpecificFinding(
@@ -317,6 +325,15 @@ def _ground_value(
     ):
         return SpecificFinding(specific, Grounding.GROUNDED)
     return SpecificFinding(specific, Grounding.ABSENT)
+
+
+def _says_as_much(rival: EvidenceUnit, equal: EvidenceUnit, claim_roots: frozenset[str]) -> bool:
+    """Whether the rival unit shares at least as many of the claim's word roots as the unit
+    that states the claim's value."""
+    if not claim_roots:
+        return True
+    rival_shared = shared_roots(claim_roots, roots(rival.stems))
+    return len(rival_shared) >= len(shared_roots(claim_roots, roots(equal.stems)))
 
 
 def _fabrication_checked(specific: Specific) -> bool:
@@ -467,6 +484,7 @@ def check_specifics(claim: str, units: Sequence[EvidenceUnit]) -> tuple[Specific
     loose: set[tuple[str, float]] | None = None
     weight: dict[str, float] | None = None
     words: _EvidenceWords | None = None
+    claim_roots = roots(frozenset(content_stems(claim)))
     findings: list[SpecificFinding] = []
     for specific in specifics:
         if specific.kind is Kind.NAME:
@@ -487,7 +505,9 @@ def check_specifics(claim: str, units: Sequence[EvidenceUnit]) -> tuple[Specific
             for s in specifics
             if s is not specific and s.kind is specific.kind and not s.is_bare_year
         ]
-        findings.append(_ground_value(specific, located, loose, units, weight, siblings))
+        findings.append(
+            _ground_value(specific, located, loose, units, weight, siblings, claim_roots)
+        )
     return tuple(findings)
 
 

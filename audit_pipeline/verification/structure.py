@@ -32,7 +32,14 @@ from audit_pipeline.text.tokens import content_stems, stem
 from audit_pipeline.verification.batch import Batch
 from audit_pipeline.verification.bounds import bounds_of
 from audit_pipeline.verification.evidence_units import EvidenceUnit, evidence_unit_analysis
-from audit_pipeline.verification.polarity import Clause, clause_heads, read_clause, same_predicate
+from audit_pipeline.verification.polarity import (
+    PERMIT_FORBID,
+    Clause,
+    clause_heads,
+    limited,
+    read_clause,
+    same_predicate,
+)
 from audit_pipeline.verification.signals import ATTRIBUTION_WORDS
 from audit_pipeline.verification.slot_clash import SlotClash
 
@@ -60,10 +67,8 @@ _CLASHING_MODES = frozenset(
         ("O+", "P+"),
     }
 )
-_LIMIT_WORDS = wordlists.words("verification", "limit_words")
 # Modals that speak of what is possible rather than what is permitted.
 _EPISTEMIC = frozenset({"could", "might"})
-_PERMIT_FORBID = frozenset({"P+", "P-"})
 _MODE_WORDS = {"O+": "must", "O-": "need not", "P+": "may", "P-": "must not"}
 _WE = frozenset({"we", "us"})
 # Adverbs that add a party to the one a clause elsewhere names.
@@ -180,11 +185,9 @@ def _act_shared(frame: Frame, unit: EvidenceUnit) -> int:
 
 
 def _limited(text: str) -> bool:
-    """Whether ``text`` limits what it permits or forbids: "can take no more than 8" is "must
-    not take more than 8", "may ... only once" is "must not ... more than once"."""
-    return bool(bounds_of(text)) or any(
-        w.strip(".,;:") in _LIMIT_WORDS for w in text.lower().split()
-    )
+    """Whether ``text`` limits what it permits or forbids (``polarity.limited``, or a value
+    the bounds reading finds bounded)."""
+    return limited(text) or bool(bounds_of(text))
 
 
 def matches(frame: Frame, units: Sequence[EvidenceUnit]) -> list[tuple[Frame, EvidenceUnit]]:
@@ -236,7 +239,7 @@ def _modality_clash(
             for o, u in matches(frame, units)
             if o.clause.mode
             and not (
-                {mode, o.clause.mode} == _PERMIT_FORBID and (_limited(claim) or _limited(u.text))
+                {mode, o.clause.mode} == PERMIT_FORBID and (_limited(claim) or _limited(u.text))
             )
         ]
         if not modal or any((mode, o.clause.mode) not in _CLASHING_MODES for o, _ in modal):

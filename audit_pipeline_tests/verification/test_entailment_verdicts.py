@@ -202,3 +202,26 @@ def test_an_answer_quoting_its_evidence_word_for_word_has_no_flagged_claim(
         if v.label in FLAGGED
     ]
     assert flagged == []
+
+
+CONDITIONS = [
+    (
+        "Opened jars may be returned only if they are unused.",
+        "Opened jars are not returned, unless they are unused.",
+    ),
+    (
+        "Visitors can enter the lab only with a member of staff.",
+        "Visitors do not enter the lab unless a member of staff is with them.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("claim", "evidence"), CONDITIONS)
+def test_a_condition_in_its_other_form_is_no_contradiction(
+    claim_reader: VerifierChain, claim: str, evidence: str
+) -> None:
+    """"only if X, P" says "not P unless X"; the entailment model reads the pair as a
+    contradiction, so the entailment check leaves it to the rest of the chain."""
+    verdict = _verify(claim_reader, claim, evidence)
+    assert verdict.decided_by != "entailment", verdict.justification
+    assert verdict.label is not Label.CONTRADICTED, verdict.justification

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from audit_pipeline.verification.evidence_units import evidence_units
-from audit_pipeline.verification.polarity import check_polarity
+from audit_pipeline.verification.polarity import check_polarity, clauses_of
 
 MFA = (
     "- **Multi-factor authentication (MFA) is required for all workforce access**, with no "
@@ -49,3 +49,18 @@ def test_deontic_modes_compare_on_what_they_oblige_or_permit() -> None:
     assert contrary("Customers do not need to state the value of consignments over €5,000.", TERMS)
     assert contrary("Customers are allowed to include cash or jewellery in a consignment.", TERMS)
     assert not contrary("Cash, precious metals and jewellery may not be sent.", TERMS)
+
+
+
+@pytest.mark.parametrize(
+    ("clause", "mode"),
+    [
+        ("Standard and housebound delivery are free of charge.", ""),
+        ("The first visit is free for members.", ""),
+        ("Patients are free to bring unwanted medicines back.", "P+"),
+        ("Patients are not free to leave before the check.", "P-"),
+    ],
+)
+def test_free_of_charge_is_a_price_and_free_to_a_permission(clause: str, mode: str) -> None:
+    """A price read as a permission clashed with any prohibition about the same service."""
+    assert [c.mode for c in clauses_of(clause)] == [mode]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from audit_pipeline.verification.evidence_units import evidence_units
 from audit_pipeline.verification.specifics_check import Grounding, check_specifics
 
@@ -84,3 +87,31 @@ def test_a_value_said_of_nothing_but_the_answer_has_no_rival() -> None:
     )
     assert statuses("The answer is: 35 days", evidence)["35 days"] is Grounding.GROUNDED
     assert statuses("The answer is: 30 days", evidence)["30 days"] is not Grounding.GROUNDED
+
+
+# Things a policy charges for, each with the verb a person loses or breaks it by.
+CHARGED = (("library card", "loses"), ("locker key", "loses"), ("parking permit", "damages"))
+OTHER_FEES = ("Guitar lessons cost", "Printing costs", "Late returns cost")
+
+
+@given(
+    st.sampled_from(CHARGED),
+    st.sampled_from(OTHER_FEES),
+    st.integers(min_value=2, max_value=90),
+    st.integers(min_value=2, max_value=90),
+)
+def test_the_sentence_stating_the_value_outweighs_a_rival_that_says_less_of_the_claim(
+    charged: tuple[str, str], other_fee: str, amount: int, other: int
+) -> None:
+    """The parse hangs "£N" on "costs" and leaves its subject out of the value's context; the
+    sentence that states "£N" about the lost item still says more of the claim than a fee for
+    something else, so the claim is grounded whatever the two amounts are. With the item's own
+    sentence stating another amount (and the claim's stated nowhere), the claim clashes."""
+    item, verb = charged
+    claim = f"Replacing a lost {item} costs the member £{amount}."
+    own = f"A member who {verb} a {item} pays £{{}} for a replacement."
+    rival = f"{other_fee} £{other} for each member."
+    assert statuses(claim, own.format(amount), rival)[f"£{amount}"] is Grounding.GROUNDED
+    if other != amount:
+        found = statuses(claim, own.format(other), f"{other_fee} £{amount + other} a week.")
+        assert found[f"£{amount}"] is Grounding.CLASH

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from audit_pipeline.text import wordlists
 from audit_pipeline.verification.bounds import CEILING, FLOOR, check_direction
 from audit_pipeline.verification.evidence_units import evidence_units
+from audit_pipeline.verification.polarity import check_polarity
 from audit_pipeline.verification.scope import check_scope
 from audit_pipeline.verification.structure import check_structure
 
@@ -355,3 +356,23 @@ def test_restated_modes_of_other_wording_do_not_clash(claim: str, evidence: str)
 def test_a_claim_that_names_the_evidence_party_itself_has_no_rival() -> None:
     evidence = "Electrical work practices follow NFPA 70E. Field crews wear arc-rated gloves."
     assert not _agent("Field crews follow NFPA 70E for electrical work practices.", evidence)
+
+
+@given(
+    st.sampled_from(SIDES[CEILING]),
+    st.sampled_from(SIDES[FLOOR]),
+    st.integers(min_value=2, max_value=40),
+    st.sampled_from(("tablets", "bags", "guests")),
+)
+def test_a_bounded_permission_restates_a_prohibition_beyond_the_bound(
+    ceiling: str, floor: str, amount: int, things: str
+) -> None:
+    """ "can take no more than 8" is "must not take more than 8": no polarity clash, whatever
+    the ceiling's words; a floor ("can take at least 8") is the direction check's clash."""
+    evidence = evidence_units([("c", f"Members must not bring more than {amount} {things}.")])
+    restated = f"Members can bring {_bounded(ceiling, f'{amount} {things}')}."
+    assert check_polarity(restated, evidence).contrary is None
+    assert check_direction(restated, evidence) is None
+    raised = f"Members can bring {_bounded(floor, f'{amount} {things}')}."
+    assert check_polarity(raised, evidence).contrary is None
+    assert check_direction(raised, evidence) is not None

@@ -8,7 +8,7 @@ faithful rewordings ("has to be reported" for "is reported") as contradictions. 
 where another analysis knows better: the claim states a value of the evidence in other units
 (it read "60 minutes" for "1 hour" as a contradiction), repeats the sentence word for word, or
 only words a negation or modal the evidence's way round ("cannot" for "must not": the polarity
-analysis agrees).
+analysis agrees), or states a condition in its other form ("only if" for "not ... unless").
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from audit_pipeline.records.verdicts import Label
 from audit_pipeline.verification.entailment import entailment_files
 from audit_pipeline.verification.features import Alignment, alignment_analysis, verbatim
 from audit_pipeline.verification.polarity import polarity_analysis
-from audit_pipeline.verification.signals import MEANING_SHIFTS, MODAL_OR_NEGATION
+from audit_pipeline.verification.signals import MEANING_SHIFTS, MODAL_OR_NEGATION, negation_count
 from audit_pipeline.verification.specifics_check import (
     Grounding,
     SpecificFinding,
@@ -66,6 +66,8 @@ class EntailmentCheck(Check[EntailmentParams]):
             return None
         if not _shifts_meaning(alignment) or _restated_values(case.analysis(specifics_analysis)):
             return None
+        if _condition_restated(alignment.claim, best.text):
+            return None
         return Flaw(
             Label.CONTRADICTED,
             f"the entailment model reads it as a contradiction of "
@@ -83,6 +85,20 @@ def _restated_values(findings: tuple[SpecificFinding, ...]) -> bool:
         and f.specific.surface.lower() not in f.counterpart.lower()
         for f in findings
     )
+
+
+_ONLY_IF = re.compile(r"\bonly (?:if|when|while|with|after|once)\b", re.IGNORECASE)
+_UNLESS = re.compile(r"\bunless\b", re.IGNORECASE)
+
+
+def _condition_restated(claim: str, evidence: str) -> bool:
+    """ "may be refrozen only if it has been cooked" says what "is not refrozen unless it has
+    been cooked" says: a condition in its other form, one side negated and the other not. The
+    model reads the pair as a contradiction (the words differ in "only", "unless" and "not")."""
+    for one, other in ((claim, evidence), (evidence, claim)):
+        if _ONLY_IF.search(one) and _UNLESS.search(other) and not _UNLESS.search(one):
+            return (negation_count(one) == 0) != (negation_count(other) == 0)
+    return False
 
 
 def _shifts_meaning(alignment: Alignment) -> bool:
