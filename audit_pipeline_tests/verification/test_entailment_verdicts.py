@@ -220,7 +220,7 @@ CONDITIONS = [
 def test_a_condition_in_its_other_form_is_no_contradiction(
     claim_reader: VerifierChain, claim: str, evidence: str
 ) -> None:
-    """"only if X, P" says "not P unless X"; the entailment model reads the pair as a
+    """ "only if X, P" says "not P unless X"; the entailment model reads the pair as a
     contradiction, so the entailment check leaves it to the rest of the chain."""
     verdict = _verify(claim_reader, claim, evidence)
     assert verdict.decided_by != "entailment", verdict.justification

@@ -51,7 +51,6 @@ def test_deontic_modes_compare_on_what_they_oblige_or_permit() -> None:
     assert not contrary("Cash, precious metals and jewellery may not be sent.", TERMS)
 
 
-
 @pytest.mark.parametrize(
     ("clause", "mode"),
     [
