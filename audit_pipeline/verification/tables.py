@@ -15,8 +15,9 @@ plans") clashes with a line about what it says when
 
 The items must be what the claim quantifies: the quantified noun ("age group", "plan") is
 among the words of the table's heading or of its first column's header. A claim that names one
-of the items ("the Team plan") or restricts itself ("except", "unless") is about some rows and
-left to the other checks.
+of the items ("the Team plan"), restricts itself ("except", "unless"), quantifies a remainder
+("any other use") or repeats a sentence of the evidence word for word is about some rows, or
+the evidence's own words, and left to the other checks.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING
 from audit_pipeline.specifics.language import parse_many
 from audit_pipeline.text import wordlists
 from audit_pipeline.text.tokens import content_stems, stem
-from audit_pipeline.verification.evidence_units import is_separator, table_cells
+from audit_pipeline.verification.evidence_units import evidence_units, is_separator, table_cells
 from audit_pipeline.verification.slot_clash import SlotClash
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 
 _RESTRICTING = wordlists.sequence("verification", "restricting_phrases")
 _ALL = frozenset({"every", "all", "each", "any"})
+# "any other use", "all remaining plans": the rest of some items, not every item.
+_REMAINDER = frozenset({"other", "remaining", "further"})
 # A cell that says the row's feature is absent for its column ("Not covered", "No").
 _DENYING = frozenset({"not", "no", "none", "excluded", "unavailable", "n/a"})
 # A cell that says it is there, without a value ("Included", "Yes").
@@ -170,7 +173,7 @@ def _quantified(doc: Doc) -> _Quantified | None:
             if quantifier.lower_ in ("all", "each", "every", "none"):
                 negative = quantifier.lower_ == "none"
                 root = quantifier
-        if negative is None:
+        if negative is None or any(c.lower_ in _REMAINDER for c in noun.children):
             continue
         of_form = root is not noun  # "none of the plans": the phrase starts at "none"
         while noun.dep_ == "compound":  # "all Quillstone plans": the plans
@@ -235,6 +238,14 @@ def _line_clash(line: Line, quantified: _Quantified, claim_stems: frozenset[str]
     return None
 
 
+def _stated(claim_stems: frozenset[str], passages: Sequence[tuple[str, str]]) -> bool:
+    """Whether a sentence of the evidence says every word of the claim: then the quantifier is
+    the evidence's own ("any other RSA use require RSA keys of at least 3072 bits")."""
+    return any(
+        unit.about is None and claim_stems <= unit.stems for unit in evidence_units(passages)
+    )
+
+
 def table_clash(claim: str, passages: Sequence[tuple[str, str]]) -> SlotClash | None:
     """A claim about every item of an evidence table that a line of the table contradicts."""
     tables = tables_of(passages)
@@ -245,6 +256,8 @@ def table_clash(claim: str, passages: Sequence[tuple[str, str]]) -> SlotClash | 
     if quantified is None or (not quantified.negative and _negated(doc)):
         return None
     claim_stems = _stems(claim)
+    if _stated(claim_stems, passages):
+        return None
     for table in tables:
         # A line the claim names an item of ("the Team plan") is one the claim is about a
         # row of; the line that best shares the claim's words is read first.

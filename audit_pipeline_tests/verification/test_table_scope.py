@@ -151,3 +151,19 @@ def test_the_scope_check_reads_tables_through_its_passages() -> None:
     reading = check_scope("Every tariff includes roaming.", units, [("c1", table)])
     assert reading.scope is not None and reading.scope.chunk_id == "c1"
     assert check_scope("Every tariff includes roaming.", units).scope is None
+
+
+ALGORITHMS = (
+    "## Approved algorithms\n\n| Use | Algorithm | Minimum key length |\n|---|---|---|\n"
+    "| Symmetric encryption | AES-GCM | 256 bits |\n| Signatures | RSA | 3072 bits |\n\n"
+    "- Code signing and any other RSA use require RSA keys of at least 3072 bits.\n"
+)
+
+
+def test_the_evidence_s_own_sentence_and_a_remainder_are_no_claim_about_every_row() -> None:
+    """ "any other RSA use" is the rest of the RSA rows, not every row of the table; and a
+    sentence of the evidence repeated word for word says what the evidence says."""
+    stated = "Code signing and any other RSA use require RSA keys of at least 3072 bits."
+    assert not _clash(stated, ALGORITHMS)
+    assert not _clash("Every other use requires RSA keys.", ALGORITHMS)
+    assert _clash("Every use requires RSA keys.", ALGORITHMS)
