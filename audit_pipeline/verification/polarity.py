@@ -101,12 +101,17 @@ class PolarityFinding:
     evidence: str
     chunk_id: str
     claim_negated: bool  # True: the claim denies what the evidence asserts
+    # The stance words of both clauses ("is not required" against "is required").
+    claim_words: str = ""
+    evidence_words: str = ""
 
     def describe(self) -> str:
         snippet = self.evidence if len(self.evidence) <= 140 else self.evidence[:137] + "..."
+        said = f"'{self.claim_words}' where the evidence says '{self.evidence_words}': "
+        named = said if self.claim_words and self.evidence_words else ""
         if self.claim_negated:
-            return f"denies what the evidence states: {snippet!r}"
-        return f"states what the evidence rules out: {snippet!r}"
+            return f"denies what the evidence states ({named}{snippet!r})"
+        return f"states what the evidence rules out ({named}{snippet!r})"
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,9 @@ class Clause:
     mode: str = ""
     arguments: frozenset[str] = frozenset()
     names: frozenset[str] = frozenset()  # stems of the named entities among its words
+    # The words that say its stance, in order: the verb group with its negation, modal and
+    # complement ("is not required", "must not take", "nobody may"), for a reason to quote.
+    stance: str = ""
 
 
 def same_predicate(a: Clause, b: Clause) -> bool:
@@ -167,9 +175,9 @@ def read_clause(head: Token) -> Clause:
     if head.lemma_ == "be":
         for complement in (c for c in head.children if c.dep_ == "xcomp"):
             group += [complement, *(c for c in complement.children if c.dep_ in _VERB_GROUP)]
-    negations = sum(1 for member in group for c in member.children if _is_negation(c))
-    negations += sum(
-        1
+    negators = [c for member in group for c in member.children if _is_negation(c)]
+    negative_arguments = [
+        child
         for child in head.children
         if child.dep_ in _ARGUMENTS
         and (
@@ -179,12 +187,14 @@ def read_clause(head: Token) -> Clause:
                 for grand in child.children
             )
         )
-    )
+    ]
+    negations = len(negators) + len(negative_arguments)
     if stem(head.lemma_.lower()) in DENYING_WORDS or stem(head.lower_) in DENYING_WORDS:
         negations += 1
     acomp = [c for c in head.children if c.dep_ in ("acomp", "oprd")]
     if any(stem(c.lower_) in DENYING_WORDS for c in acomp):
         negations += 1
+    stance_tokens = {t.i: t for t in (*group, *negators, *negative_arguments, *acomp)}
     words.sort(key=lambda t: t.i)
     # Names are left out: a restatement names the company or omits it at will.
     stems = frozenset(
@@ -218,6 +228,9 @@ def read_clause(head: Token) -> Clause:
         mode,
         arguments - HEDGES,
         names,
+        " ".join(
+            stance_tokens[i].text for i in sorted(stance_tokens) if not stance_tokens[i].is_punct
+        ),
     )
 
 
@@ -355,7 +368,10 @@ def check_polarity(claim: str, units: Sequence[EvidenceUnit]) -> PolarityReading
         ):
             continue
         denies = clause.negated if not (clause.mode and other.mode) else clause.mode in ("O-", "P-")
-        return PolarityReading(PolarityFinding(clause.text, unit.text, unit.chunk_id, denies))
+        found = PolarityFinding(
+            clause.text, unit.text, unit.chunk_id, denies, clause.stance, other.stance
+        )
+        return PolarityReading(found)
     return PolarityReading(agrees=agrees)
 
 

@@ -63,3 +63,20 @@ def test_deontic_modes_compare_on_what_they_oblige_or_permit() -> None:
 def test_free_of_charge_is_a_price_and_free_to_a_permission(clause: str, mode: str) -> None:
     """A price read as a permission clashed with any prohibition about the same service."""
     assert [c.mode for c in clauses_of(clause)] == [mode]
+
+
+@pytest.mark.parametrize(
+    ("claim", "claim_words", "evidence_words"),
+    [
+        ("Multi-factor authentication is not required for workforce access.", "is not required",
+         "is required"),
+        ("SMS can be used as an MFA factor.", "can be used", "are not permitted"),
+    ],
+)  # fmt: skip
+def test_the_reason_names_the_stance_of_both_clauses(
+    claim: str, claim_words: str, evidence_words: str
+) -> None:
+    """An auditor reads which words turned the statement round, not only the sentence."""
+    found = check_polarity(claim, evidence_units([("c", MFA)])).contrary
+    assert found is not None
+    assert f"'{claim_words}' where the evidence says '{evidence_words}'" in found.describe()
