@@ -40,10 +40,40 @@ settings.load_profile("audit")
 AUDITED_FIXTURES = frozenset({"audited_config", "audited_warehouse", "audited_policy_workspace"})
 
 
+# Child processes, clusters and several whole audits: each of these files takes minutes.
+LONGEST_FILES = (
+    "defs/test_cluster_executors.py",
+    "cli/test_concurrent_audits.py",
+    "defs/test_scale_out.py",
+    "cli/test_quiet_cli.py",
+    "targets/test_vault_bot.py",
+    "validation/test_batch_audit.py",
+    "cli/test_exit_codes.py",
+    "defs/test_audit_assets.py",
+)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if AUDITED_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+    # The longest files first (minutes each, measured on 2 cores), then the other files with
+    # slow tests, each file's tests in their order: pytest-xdist (``--dist loadfile``) hands
+    # files out in this order, so the workers end on quick files together instead of one
+    # waiting minutes for the other's last whole-audit file.
+    slow_files = {
+        item.path
+        for item in items
+        if item.get_closest_marker("slow") or item.get_closest_marker("model")
+    }
+    here = Path(__file__).parent
+
+    def rank(item: pytest.Item) -> tuple[int, bool]:
+        name = item.path.relative_to(here).as_posix() if item.path.is_relative_to(here) else ""
+        first = LONGEST_FILES.index(name) if name in LONGEST_FILES else len(LONGEST_FILES)
+        return first, item.path not in slow_files
+
+    items.sort(key=rank)
 
 
 def session_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
