@@ -5,6 +5,7 @@ implicitly, and a module imported both ways is easy to get wrong).
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,12 +44,40 @@ SAMPLE_REPLAY = REPO_ROOT / "data" / "recorded-answers" / "sample-replay.jsonl"
 FAITHFUL_IDS = ("SOC2-001", "ENC-003", "GDPR-001", "RET-001", "AC-002", "QST-001", "IR-002")
 HALLUCINATED_IDS = ("SOC2-003", "ENC-002", "AC-001", "SUB-001")
 
+# The embedding cache every test workspace shares (set by conftest for the whole session, every
+# xdist worker and child process included). Workspaces are fresh, but the texts they embed (the
+# sample vault's passages and sentences, the recorded answers' claims) are the same in every
+# test: with a cache of their own each audit embedded them anew, half of its time on 2 cores.
+SHARED_EMBEDDING_CACHE_ENV = "AUDIT_TEST_EMBEDDING_CACHE"
 
-def write_audit_config(root: Path, index_dir: Path | None = None, **sections: object) -> Path:
+
+def shared_storage(root: Path) -> dict[str, str]:
+    """The ``storage`` section of a workspace under ``root``: its own warehouse and index, the
+    session's shared embedding cache (the per-workspace default when no session set one)."""
+    storage = {
+        "duckdb_path": str(root / "warehouse" / "audit.duckdb"),
+        "lancedb_path": str(root / "warehouse" / "vault.lance"),
+    }
+    shared = os.environ.get(SHARED_EMBEDDING_CACHE_ENV)
+    if shared:
+        storage["embedding_cache"] = shared
+    return storage
+
+
+def write_audit_config(
+    root: Path,
+    index_dir: Path | None = None,
+    *,
+    private_embeddings: bool = False,
+    **sections: object,
+) -> Path:
     """An audit.yaml whose every output (warehouse, index, cache, reports) lives under ``root``.
 
     The vault is a private copy of the sample vault; with ``index_dir`` the prebuilt index is
     copied in, so the audit embeds nothing. ``sections`` replace top-level sections.
+    Embeddings come from the session's shared cache (``shared_storage``) unless
+    ``private_embeddings``: a test that needs the model itself to run (a progress bar, a
+    failing embedder) or that checks what the workspace's own files hold keeps its own cache.
     """
     import yaml
 
@@ -62,7 +91,9 @@ def write_audit_config(root: Path, index_dir: Path | None = None, **sections: ob
         "storage": {
             "duckdb_path": str(root / "warehouse" / "audit.duckdb"),
             "lancedb_path": str(root / "warehouse" / "vault.lance"),
-        },
+        }
+        if private_embeddings
+        else shared_storage(root),
         "suites": {"security-questionnaire": str(SAMPLE_SUITE)},
         # The sample recording answers 12 of the suite's 65 turns.
         "targets": {

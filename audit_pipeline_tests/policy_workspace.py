@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from audit_pipeline_tests.helpers import shared_storage
 from benchmarks.chat_server import ReceivedRequest, ServerReply
 from benchmarks.reaudit_workspace import write_replay_workspace
 
@@ -72,7 +73,11 @@ def write_policy_workspace(root: Path, **detection: Any) -> Path:
         for pid, text in ANSWERS.items()
     ]
     return write_replay_workspace(
-        root, prompts, records, detection={"evidence_top_k": 2, **detection}
+        root,
+        prompts,
+        records,
+        detection={"evidence_top_k": 2, **detection},
+        storage=shared_storage(root),
     )
 
 

@@ -41,7 +41,8 @@ NOISE = (
 def test_a_plain_run_prints_no_dagster_banner_warning_or_progress_bar(
     tmp_path: Path, sample_index_dir: Path
 ) -> None:
-    config = write_audit_config(tmp_path, sample_index_dir)
+    # A cache of its own: from a warm one the run might load no model, and print no bar to hide.
+    config = write_audit_config(tmp_path, sample_index_dir, private_embeddings=True)
     run = ("run", "--no-progress", "--id", "SOC2-001", "--report-only")
     result = cli_process(config, *run, unset=UNSET)
     assert result.returncode == 0, result.stderr
@@ -56,7 +57,7 @@ def test_a_plain_run_prints_no_dagster_banner_warning_or_progress_bar(
 
     # -v shows the model loading again. A fresh set-up, so that the run has to load the model:
     # a second run of the same one may carry its verdicts over and load nothing.
-    fresh = write_audit_config(tmp_path / "verbose", sample_index_dir)
+    fresh = write_audit_config(tmp_path / "verbose", sample_index_dir, private_embeddings=True)
     verbose = cli_process(fresh, *run, "-v", unset=UNSET)
     assert verbose.returncode == 0, verbose.stderr
     assert "Loading weights" in verbose.stderr

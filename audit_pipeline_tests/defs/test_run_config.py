@@ -80,7 +80,9 @@ def test_no_asset_reads_the_configuration_file_itself() -> None:
 
 def test_index_settings_reach_the_vault_index(tmp_path: Path) -> None:
     """retrieval.ann_min_rows and storage.embedding_cache are what the audit's index uses."""
-    config_path = write_audit_config(tmp_path, retrieval={"ann_min_rows": 123})
+    config_path = write_audit_config(
+        tmp_path, private_embeddings=True, retrieval={"ann_min_rows": 123}
+    )
     built = resources.resources_from_config(str(config_path), load_config(config_path))
     index = built["index"]
     assert isinstance(index, resources.VaultIndexResource)

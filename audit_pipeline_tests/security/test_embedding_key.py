@@ -34,7 +34,9 @@ def test_audit_retrieves_with_the_provider_and_the_key_stays_secret(
         "api_key_env": "AUDIT_TEST_EMBEDDING_KEY",
         "api_base": embeddings_server.api_base,
     }
-    config = write_audit_config(tmp_path, sample_index_dir, embedding=embedding)
+    config = write_audit_config(
+        tmp_path, sample_index_dir, private_embeddings=True, embedding=embedding
+    )
     run = ("run", "--no-progress", "--id", "IR-002", "--report-only", "--verbose")
 
     unset = cli(config, *run)

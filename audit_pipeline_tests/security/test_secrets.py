@@ -46,6 +46,7 @@ def test_the_key_is_used_but_never_stored_logged_or_reported(
     config = write_audit_config(
         tmp_path,
         sample_index_dir,
+        private_embeddings=True,  # the embedding cache is one of the files searched for it
         targets={
             "gpt": {
                 "type": "litellm",
@@ -111,6 +112,7 @@ def test_a_secret_echoed_in_an_answer_is_redacted_everywhere_and_fails_secret_ec
     config = write_audit_config(
         tmp_path,
         sample_index_dir,
+        private_embeddings=True,  # the embedding cache is one of the files searched for it
         targets={
             "bot": {
                 "type": "http",

@@ -26,12 +26,18 @@ def _audit(root: Path, index: Path, **sections: object):  # type: ignore[no-unty
     return Warehouse(config.duckdb_path), result.outcome.audit_id
 
 
-def test_audit_stores_self_rag_checks_per_answer(tmp_path: Path, sample_index_dir: Path) -> None:
-    store, audit_id = _audit(tmp_path, sample_index_dir)
+def test_audit_stores_self_rag_checks_per_answer(audited_config: Path) -> None:
+    """Read from the session's audited workspace: its first audit is this one (the recorded
+    answers, default settings) with ADV-001 besides, so no audit of its own is needed."""
+    config = load_config(audited_config)
+    store = Warehouse(config.duckdb_path)
+    audit_id = store.scalar("SELECT audit_id FROM audits ORDER BY started_at LIMIT 1")
+    html = (config.reports_dir / audit_id / "report.html").read_text(encoding="utf-8")
+    assert "Confidence" in html  # the report's confidence column
     rows = store.query(
         "SELECT * FROM response_validations WHERE audit_id = ? ORDER BY prompt_id", [audit_id]
     ).set_index("prompt_id")
-    assert len(rows) == len(FAITHFUL_IDS) + len(HALLUCINATED_IDS)
+    assert set(rows.index) == {*FAITHFUL_IDS, *HALLUCINATED_IDS, "ADV-001"}
     assert rows["confidence"].between(0, 1).all()
     assert set(rows["recommendation"]) <= {"accept", "retry", "reject"}
     assert set(rows["citation_class"].dropna()) <= {"fully_cited", "partially_cited", "uncited"}
