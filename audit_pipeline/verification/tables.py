@@ -68,6 +68,8 @@ class Line:
 
 @lru_cache(maxsize=4096)
 def _tables(text: str, chunk_id: str) -> tuple[Table, ...]:
+    """The whole tables of one passage: ``evidence_units`` cuts a table into cells, each
+    about its row and column, and a claim about every row needs the rows together."""
     tables: list[Table] = []
     heading = ""
     lines = text.split("\n")
