@@ -290,20 +290,29 @@ def _coverage(claim: Clause, other: Clause) -> tuple[float, int] | None:
     return (shared / len(said), shared) if said and shared >= MIN_SHARED else None
 
 
+def _limits(text: str) -> frozenset[str]:
+    """The limit words and bounded numbers of ``text`` ("only", "no more than 8")."""
+    words = {w.strip(".,;:") for w in text.lower().split()}
+    found = {m.group().lower() for m in _BOUNDED.finditer(text)}
+    return frozenset((words & _LIMIT_WORDS) | found)
+
+
 def limited(text: str) -> bool:
     """Whether ``text`` limits what it permits or forbids (``words/limit_words.txt``, or a
     bound on a number): "can take no more than 8" says what "must not take more than 8" says,
     "may ... only once" what "must not ... more than once" says."""
-    words = {w.strip(".,;:") for w in text.lower().split()}
-    return bool(words & _LIMIT_WORDS) or _BOUNDED.search(text) is not None
+    return bool(_limits(text))
 
 
 def _limited_pair(claim: Clause, other: Clause) -> bool:
-    """A permission and a prohibition of which one is limited: neither contrary nor the same
-    way round; the bound is the ``direction`` check's to compare."""
-    return frozenset({claim.mode, other.mode}) == PERMIT_FORBID and (
-        limited(claim.text) or limited(other.text)
-    )
+    """A permission and a prohibition limited otherwise ("no more than 8" against "more than
+    8"): neither contrary nor the same way round; the bound is the ``direction`` check's to
+    compare. Where both say the same bound ("work above 600 volts is permitted" against "...
+    is prohibited"), the bound says what the act is about and the modes are contrary."""
+    if frozenset({claim.mode, other.mode}) != PERMIT_FORBID:
+        return False
+    mine, theirs = _limits(claim.text), _limits(other.text)
+    return bool(mine | theirs) and mine != theirs
 
 
 def _contrary(claim: Clause, other: Clause) -> bool:

@@ -374,5 +374,22 @@ def test_a_bounded_permission_restates_a_prohibition_beyond_the_bound(
     assert check_polarity(restated, evidence).contrary is None
     assert check_direction(restated, evidence) is None
     raised = f"Members can bring {_bounded(floor, f'{amount} {things}')}."
-    assert check_polarity(raised, evidence).contrary is None
     assert check_direction(raised, evidence) is not None
+
+
+@pytest.mark.parametrize(
+    ("act", "scope"),
+    [
+        ("Working alone on equipment", "above 600 volts"),
+        ("Lifting parcels", "over 25 kg"),
+        ("Climbing ladders", "more than 3 metres high"),
+    ],
+)
+def test_the_same_bound_on_both_sides_leaves_permitted_against_prohibited_contrary(
+    act: str, scope: str
+) -> None:
+    """ "work on equipment above 600 volts is permitted" against "... is prohibited": the
+    bound says which work, so the modes are contrary (only bounds that differ, "no more than
+    8" against "more than 8", make a permission restate a prohibition)."""
+    evidence = evidence_units([("c", f"{act} {scope} is prohibited.")])
+    assert check_polarity(f"{act} {scope} is permitted.", evidence).contrary is not None
