@@ -155,7 +155,7 @@ def test_the_identity_moves_with_a_stage_version_parameter_or_model(
         ]
     )
     assert tuned.digest != shipped.digest and tuned.identity != shipped.identity
-    monkeypatch.setattr(SpecificsCheck, "version", "2")
+    monkeypatch.setattr(SpecificsCheck, "version", str(int(SpecificsCheck.version) + 1))
     bumped = local_chain(None)
     assert bumped.digest != shipped.digest and bumped.identity != shipped.identity
 
@@ -170,7 +170,7 @@ def test_the_verifier_command_lists_the_chain_with_versions(
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].startswith("verifier chain 'local': identity ")
-    assert any(line.split()[:3] == ["1", "specifics", "1"] for line in lines)
+    assert any(line.split()[:3] == ["1", "specifics", SpecificsCheck.version] for line in lines)
     assert any("answer_level=false" in line and "local-5.json@" in line for line in lines)
     assert f"measured: {NOT_MEASURED}" in lines
     assert lines[-1] == "on marks: no marked claims yet (audit-pipeline mark)"

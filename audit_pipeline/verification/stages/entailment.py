@@ -44,7 +44,7 @@ class EntailmentParams(CheckParams):
 @stage
 class EntailmentCheck(Check[EntailmentParams]):
     name = "entailment"
-    version = "1"
+    version = "2"
     Params = EntailmentParams
 
     def files(self) -> dict[str, str]:

@@ -13,7 +13,7 @@ from audit_pipeline.verification.stages.check import Check, CheckParams, Flaw
 @stage
 class PolarityCheck(Check[CheckParams]):
     name = "polarity"
-    version = "1"
+    version = "2"
 
     def find(self, case: ClaimCase) -> Flaw | None:
         found = case.analysis(polarity_analysis).contrary

@@ -27,7 +27,7 @@ def _contradiction(found: SlotClash | None) -> Flaw | None:
 @stage
 class DirectionCheck(Check[CheckParams]):
     name = "direction"
-    version = "1"
+    version = "2"
 
     def find(self, case: ClaimCase) -> Flaw | None:
         return _contradiction(case.analysis(direction_analysis))
@@ -36,7 +36,7 @@ class DirectionCheck(Check[CheckParams]):
 @stage
 class ModalityCheck(Check[CheckParams]):
     name = "modality"
-    version = "1"
+    version = "2"
 
     def find(self, case: ClaimCase) -> Flaw | None:
         return _contradiction(case.analysis(structure_analysis).modality)
@@ -63,7 +63,7 @@ class ConditionCheck(Check[CheckParams]):
 @stage
 class ScopeCheck(Check[CheckParams]):
     name = "scope"
-    version = "1"
+    version = "2"
 
     def find(self, case: ClaimCase) -> Flaw | None:
         return _contradiction(case.analysis(scope_analysis).scope)
