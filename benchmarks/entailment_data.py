@@ -32,7 +32,14 @@ import numpy as np
 
 from audit_pipeline.verification.entailment import EntailmentScores
 from audit_pipeline.verification.windows import WINDOW_WORDS, claim_window, evidence_sentences
-from benchmarks.minimal_edits import BASELESS, CONTRADICTING, make_edit, names
+from benchmarks.minimal_edits import (
+    BASELESS,
+    CONTRADICTING,
+    MEANING_BASELESS,
+    MEANING_CONTRADICTING,
+    make_edit,
+    names,
+)
 from benchmarks.verifier_data import (
     HELD_OUT_SUMMEDITS,
     Pair,
@@ -59,7 +66,9 @@ def synthetic_pairs(natural: Sequence[Pair], seed: int, scale: float) -> list[Pa
         documents.setdefault(pair.group, pair.evidence)
     groups = sorted(documents)
     rng.shuffle(groups)
-    wanted = dict.fromkeys(CONTRADICTING + BASELESS, int(PER_EDIT_KIND * scale))
+    edits = CONTRADICTING + BASELESS + MEANING_CONTRADICTING + MEANING_BASELESS
+    wanted = dict.fromkeys(edits, int(PER_EDIT_KIND * scale))
+    wanted |= {"restate": int(FAITHFUL_TOTAL * scale * 0.3)}
     wanted |= {"copy": int(FAITHFUL_TOTAL * scale * 0.2)}
     wanted |= {"clause": int(FAITHFUL_TOTAL * scale * 0.4)}
     wanted |= {"reword": int(FAITHFUL_TOTAL * scale * 0.4)}
@@ -95,6 +104,44 @@ def synthetic_pairs(natural: Sequence[Pair], seed: int, scale: float) -> list[Pa
     return out
 
 
+def policy_pairs(seed: int) -> list[Pair]:
+    """Every applicable edit of each prose sentence of the meaning benchmark's dev vaults.
+
+    News and dialogue rarely state duties, conditions or parties, so the meaning edits find
+    few sentences there; policy prose has them in every paragraph. Only the development
+    domains are read (``meaning_data.DEV_DOMAINS``): the test domains stay unseen, and the
+    claims of the benchmark are never training rows (only the vault's own sentences, edited).
+    """
+    from benchmarks.make_probes import sections
+    from benchmarks.meaning_data import DEFAULT_DATA, DEV_DOMAINS, VAULTS
+    from benchmarks.minimal_edits import EDIT_TYPES, MEANING_FAITHFUL, edits_for
+
+    rng = random.Random(seed + 2)
+    kinds = EDIT_TYPES + MEANING_CONTRADICTING + MEANING_BASELESS + MEANING_FAITHFUL
+    out: list[Pair] = []
+    for domain in DEV_DOMAINS:
+        found = sections(DEFAULT_DATA / VAULTS / domain)
+        pool = names(" ".join(text for _, text in found))
+        for document, text in found:
+            group = f"policy:{domain}:{document}"
+            for sentence in evidence_sentences([text.split("\n", 1)[1]]):
+                if not 6 <= len(sentence.split()) <= 45:
+                    continue
+                for edit in edits_for(sentence, rng, pool, kinds):
+                    out.append(
+                        Pair(
+                            text,
+                            edit.claim,
+                            edit.entailed,
+                            edit.contradicted,
+                            "policy_dev",
+                            group,
+                            edit.kind,
+                        )
+                    )
+    return out
+
+
 def windowed(pairs: Iterable[Pair], window_words: int = WINDOW_WORDS) -> list[dict[str, Any]]:
     """Model inputs: (claim-focused evidence window, claim) and the two labels."""
     sentences: dict[str, list[str]] = {}
@@ -117,7 +164,7 @@ def windowed(pairs: Iterable[Pair], window_words: int = WINDOW_WORDS) -> list[di
 def training_rows(seed: int, scale: float, window_words: int) -> list[dict[str, Any]]:
     natural = [p for p in training_pairs(seed, scale) if split_of(p.group) == "train"]
     synthetic = synthetic_pairs(natural, seed, scale)
-    return windowed(natural + synthetic, window_words)
+    return windowed(natural + synthetic + policy_pairs(seed), window_words)
 
 
 class _RecordingEntailment:

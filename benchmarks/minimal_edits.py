@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from benchmarks import restatement_edits
+
 CONTRADICTING = (
     "number",
     "unit",
@@ -30,6 +32,10 @@ CONTRADICTING = (
 BASELESS = ("addition",)
 FAITHFUL = ("copy", "clause", "reword")
 EDIT_TYPES = CONTRADICTING + BASELESS + FAITHFUL
+# The edits of ``restatement_edits`` (training only; the probe set keeps EDIT_TYPES).
+MEANING_CONTRADICTING = ("modality", "agent")
+MEANING_BASELESS = ("condition_dropped",)
+MEANING_FAITHFUL = ("restate",)
 
 
 @dataclass(frozen=True)
@@ -319,12 +325,19 @@ def edit_addition(sentence: str, rng: random.Random) -> str | None:
     return body + addition + "."
 
 
+_CONDITIONAL = re.compile(
+    r"\s*(?:only|if|unless|provided|as long as|except|when|once|subject to)\b", re.IGNORECASE
+)
+
+
 def faithful_clause(sentence: str, rng: random.Random) -> str | None:
     """A self-contained part of the sentence: before a comma/semicolon, or minus brackets."""
     without_brackets = re.sub(r"\s*\([^)]*\)", "", sentence)
     if without_brackets != sentence and len(without_brackets.split()) >= 5:
         return without_brackets
     cut = re.search(r"[,;:]\s|\s(?:and|but|which|while|who)\s", sentence)
+    if cut and _CONDITIONAL.match(sentence, cut.end()):
+        return None  # the part before a condition is not what the sentence says
     if cut and len(sentence[: cut.start()].split()) >= 5:
         return sentence[: cut.start()].rstrip() + "."
     return None
@@ -356,6 +369,10 @@ def make_edit(
         "clause": faithful_clause,
         "reword": faithful_reword,
         "copy": lambda s, r: s,
+        "restate": restatement_edits.restate,
+        "modality": restatement_edits.edit_modality,
+        "agent": restatement_edits.edit_agent,
+        "condition_dropped": restatement_edits.drop_condition,
     }
     if kind == "entity":
         claim = edit_entity(sentence, rng, pool)
@@ -363,11 +380,12 @@ def make_edit(
         claim = edit_addition(sentence, rng)
     else:
         claim = simple[kind](sentence, rng)
-    if claim is None or (kind not in FAITHFUL and claim == sentence):
+    faithful = FAITHFUL + MEANING_FAITHFUL
+    if claim is None or (kind not in faithful and claim == sentence):
         return None
-    if kind in FAITHFUL:
+    if kind in faithful:
         return Edit(claim, kind, 1, 0)
-    return Edit(claim, kind, 0, int(kind in CONTRADICTING))
+    return Edit(claim, kind, 0, int(kind in CONTRADICTING + MEANING_CONTRADICTING))
 
 
 def edits_for(
