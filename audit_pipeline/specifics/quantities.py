@@ -179,6 +179,13 @@ _FRACTION_WORDS = wordlists.pairs("specifics", "fraction_words", lambda v: float
 _FRACTION = "|".join(re.escape(w) for w in _FRACTION_WORDS)
 _FRACTION_OF_UNIT = re.compile(rf"\b({_FRACTION})[^\S\n]+of[^\S\n]+an?\b", re.IGNORECASE)
 _FRACTION_SHARE = re.compile(rf"\b({_FRACTION})(?=[^\S\n]+(?:of|the)\b)", re.IGNORECASE)
+# "1 in 1,000 people", "one in every five": a rate a restatement may write as a percentage
+# ("0.1%", "20%"); "1 in 10 days" is a count of days, left to the numbers.
+_ONE_IN = re.compile(
+    r"(?<![\w.,])(\d+|a|one|" + "|".join(_NUMBER_WORDS) + r")[^\S\n]+in[^\S\n]+(?:every[^\S\n]+)?"
+    r"(\d{1,3}(?:,\d{3})+|\d+|" + "|".join(_NUMBER_WORDS) + r")\b(?![.,]\d)",
+    re.IGNORECASE,
+)
 # "SOC two" is SOC 2 spelled out: the same identifier, not a count of two.
 _ACRONYM_WORD_ID = re.compile(
     r"\b(?!(?:USD|EUR|GBP|AUD|CAD|NZD|CHF|JPY|INR|HKD|SGD|AM|PM)\b)([A-Z]{2,6})\s+("
@@ -273,6 +280,17 @@ def _identifier_key(prefix: str, number: str) -> Key:
     return (f"id:{prefix.lower()} {_TRAILING_ZEROS.sub('', number)}", 0.0)
 
 
+def _one_in(count: str, total: str) -> tuple[int, int] | None:
+    """ "1 in 1,000" as (1, 1000), or None when it is no share ("5 in 3")."""
+
+    def value(word: str) -> int:
+        word = word.lower().replace(",", "")
+        return 1 if word in ("a", "one") else _NUMBER_WORDS.get(word) or int(word)
+
+    part, whole = value(count), value(total)
+    return (part, whole) if 0 < part < whole else None
+
+
 def quantities(text: str) -> list[Quantity]:
     """Numbers, times, percentages and numbered names of ``text``, in order of appearance.
 
@@ -327,6 +345,14 @@ def quantities(text: str) -> list[Quantity]:
         if unit is not None and free(match.start(), end):
             share = _FRACTION_WORDS[match.group(1).lower()] / 100
             add(match.start(), end, _number_keys({share}, unit), unit)
+    for match in _ONE_IN.finditer(text):
+        counts = _one_in(match.group(1), match.group(2))
+        unit, _ = _unit_after(text, match.end())
+        if counts is not None and unit is None and free(*match.span()):
+            # Its numbers still match a claim's bare "2 of every 100", never a "2%".
+            part, whole = counts
+            keys = _number_keys({round(100 * part / whole, 6)}, "%")
+            add(*match.span(), keys | {("n", float(part)), ("n", float(whole))}, "%")
     for match in _AMPM.finditer(text):
         hour, minute = int(match.group(1)), int(match.group(2) or 0)
         if free(*match.span()) and 1 <= hour <= 12 and minute < 60:

@@ -228,3 +228,54 @@ def test_the_specifics_check_contradicts_a_number_moved_to_another_unit(
         f"{subject} is limited to {count} {units[0]}.",
     )
     assert (verdict.label, verdict.decided_by) == (Label.CONTRADICTED, "specifics")
+
+
+# ------------------------------------------------------------------ "1 in N" as a percentage
+
+# Denominators whose share of a small count is a short decimal, as a writer would restate it.
+WHOLES = [4, 5, 8, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000]
+COUNT_WORDS = {1: "one", 2: "two", 3: "three"}
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:g}"
+
+
+def _written(number: int, words: bool) -> str:
+    return COUNT_WORDS[number] if words and number in COUNT_WORDS else f"{number:,}"
+
+
+@given(st.integers(1, 3), st.sampled_from(WHOLES), st.booleans())
+def test_one_in_n_is_its_percentage(part: int, whole: int, words: bool) -> None:
+    text = f"may affect up to {_written(part, words)} in {whole:,} people"
+    (found,) = quantities(text)
+    assert found.unit == "%"
+    assert ("n:%", float(_percent(part, whole))) in found.keys
+
+
+@settings(max_examples=25)
+@given(st.integers(1, 3), st.sampled_from(WHOLES), st.booleans(), st.sampled_from(SUBJECTS))
+def test_no_check_flags_one_in_n_restated_as_a_percentage(
+    checks: Verifier, part: int, whole: int, words: bool, subject: str
+) -> None:
+    evidence = f"{subject} fails for {_written(part, words)} in {whole:,} customers."
+    claim = f"{subject} fails for {_percent(part, whole)}% of customers."
+    for said, restated in ((evidence, claim), (claim, evidence)):
+        verdict = _verdict(checks, restated, said)
+        assert verdict.label not in (Label.CONTRADICTED, Label.UNSUPPORTED), verdict.justification
+
+
+@settings(max_examples=15)
+@given(st.integers(1, 3), st.sampled_from(WHOLES), st.sampled_from(SUBJECTS))
+def test_a_percentage_that_is_not_the_share_is_contradicted(
+    checks: Verifier, part: int, whole: int, subject: str
+) -> None:
+    evidence = f"{subject} fails for {part} in {whole:,} customers."
+    claim = f"{subject} fails for {_percent(part + 1, whole)}% of customers."
+    verdict = _verdict(checks, claim, evidence)
+    assert (verdict.label, verdict.decided_by) == (Label.CONTRADICTED, "specifics")
+
+
+def test_one_in_a_span_of_time_is_no_share() -> None:
+    assert not any(q.unit == "%" for q in quantities("one inspection in 10 days"))
+    assert not any(q.unit == "%" for q in quantities("1 in 10 days"))

@@ -33,7 +33,7 @@ class RewriteParams(CheckParams):
 @stage
 class RewriteCheck(Check[RewriteParams]):
     name = "rewrite"
-    version = "1"
+    version = "2"
     Params = RewriteParams
 
     def find(self, case: ClaimCase) -> Flaw | None:

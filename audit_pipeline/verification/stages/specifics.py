@@ -15,7 +15,7 @@ from audit_pipeline.verification.stages.check import Check, CheckParams, Flaw
 @stage
 class SpecificsCheck(Check[CheckParams]):
     name = "specifics"
-    version = "2"
+    version = "3"
 
     def find(self, case: ClaimCase) -> Flaw | None:
         findings = case.analysis(specifics_analysis)
