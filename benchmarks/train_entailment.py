@@ -31,6 +31,19 @@ loaded as fp32), pass ``--rows``, ``--eval-rows`` and ``--base``, and split the 
 ``model.safetensors`` to bring it back (files over 16 MiB do not come back whole).
 Neither GPU-trained candidate was shipped: the refitted verifier gained on RAGTruth and lost
 on QAGS (figures in the closing note that resolved issues 23 and 25).
+
+Continued training for restatements (issue 31, item 2; one H200, 28 November 2026): the
+shipped model (``--init`` and ``--base`` its own folder, so only the rows travel) on rows
+that add ``benchmarks.restatement_edits`` and the meaning benchmark's dev-vault edits, three
+candidates (1 epoch at 2e-5, 166 s; 2 epochs at 3e-5, 230 s; a third of an epoch at 1e-5,
+100 s). Model alone, held out, ROC AUC shipped -> candidates: probes 0.914 -> 0.961 / 0.962
+/ 0.946 (units 0.63 -> 0.88-0.92), RAGTruth response 0.617 -> 0.623 / 0.622 / 0.639, QAGS
+CNN/DM 0.661 -> 0.622 / 0.631 / 0.610, QAGS XSum 0.689 -> 0.667 / 0.646 / 0.663, WiCE and
+SummEdits within 0.01. On the meaning benchmark (``benchmarks.entailment_alone``, each claim
+against its own document's window) every model reads at chance: AUC 0.45 shipped, 0.51 / 0.48
+for the candidates on dev, 0.50 / 0.46 on test. None shipped: QAGS drops beyond 0.02 and the
+restatements the issue asks for are not read; a model of this size on these rows does not
+learn them.
 """
 
 from __future__ import annotations
