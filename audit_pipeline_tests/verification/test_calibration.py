@@ -120,15 +120,16 @@ def test_calibrate_on_200_synthetic_marks_improves_held_out_precision(
     assert "the configuration now uses it" in out
 
     folder = tmp_path / "warehouse" / "verifier"
-    written = json.loads((folder / "local-5+cal1.json").read_text())
+    version = LocalModel.load().version
+    written = json.loads((folder / f"{version}+cal1.json").read_text())
     checked = written["training"]["cross_validated"]
     before, after = checked["before"], checked["after"]
     assert before["marks"] == after["marks"] == 200
     assert after["precision"] > before["precision"]
     assert after["f1"] + after["balanced_accuracy"] > before["f1"] + before["balanced_accuracy"]
     assert f"held-out precision {before['precision']:.2f} -> {after['precision']:.2f}" in out
-    assert written["training"]["calibrated_from"] == "local-5"
-    assert (folder / "calibrated.json").read_text() == (folder / "local-5+cal1.json").read_text()
+    assert written["training"]["calibrated_from"] == version
+    assert (folder / "calibrated.json").read_text() == (folder / f"{version}+cal1.json").read_text()
 
     # The configuration uses the accepted model: another chain, so nothing is carried over.
     config = load_config(config_path)
@@ -137,7 +138,7 @@ def test_calibrate_on_200_synthetic_marks_improves_held_out_precision(
     calibrated = build_verifier(config.detection, None)
     assert calibrated.identity != shipped.identity
     stages = calibrated.stages
-    assert "local-5+cal1.json" in next(s for s in stages if s.name == "model").files()
+    assert f"{version}+cal1.json" in next(s for s in stages if s.name == "model").files()
     assert main(["--config", str(config_path), "verifier"]) == 0
     assert "calibrated.json" in capfd.readouterr().out
 

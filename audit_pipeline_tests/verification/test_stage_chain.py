@@ -17,6 +17,7 @@ from audit_pipeline.index.retrieval import HybridRetriever
 from audit_pipeline.records.verdicts import Label
 from audit_pipeline.verification.configured import build_verifier, local_chain
 from audit_pipeline.verification.detection_settings import DetectionSettings
+from audit_pipeline.verification.scorer import LocalModel
 from audit_pipeline.verification.stages.chain import NOT_MEASURED, UNDECIDED, VerifierChain
 from audit_pipeline.verification.stages.registry import build_stage, registered
 from audit_pipeline.verification.stages.specifics import SpecificsCheck
@@ -171,7 +172,8 @@ def test_the_verifier_command_lists_the_chain_with_versions(
     lines = out.splitlines()
     assert lines[0].startswith("verifier chain 'local': identity ")
     assert any(line.split()[:3] == ["1", "specifics", SpecificsCheck.version] for line in lines)
-    assert any("answer_level=false" in line and "local-5.json@" in line for line in lines)
+    shipped = f"{LocalModel.load().version}.json@"
+    assert any("answer_level=false" in line and shipped in line for line in lines)
     assert f"measured: {NOT_MEASURED}" in lines
     assert lines[-1] == "on marks: no marked claims yet (audit-pipeline mark)"
     described = yaml.safe_load((tmp_path / "c.json").read_text())
