@@ -17,8 +17,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from benchmarks import restatement_edits
-
 CONTRADICTING = (
     "number",
     "unit",
@@ -208,6 +206,13 @@ def _word_swap(
                     "each",
                 ):
                     options.append((match, new))
+    return splice_one(sentence, options, rng)
+
+
+def splice_one(
+    sentence: str, options: Sequence[tuple[re.Match[str], str]], rng: random.Random
+) -> str | None:
+    """One of ``options`` (a match and its replacement) written in, keeping capitalisation."""
     if not options:
         return None
     match, new = rng.choice(options)
@@ -358,6 +363,8 @@ def make_edit(
     kind: str, sentence: str, rng: random.Random, pool: Sequence[str] = ()
 ) -> Edit | None:
     """One edit of ``kind`` applied to ``sentence``, or ``None`` when it does not apply."""
+    from benchmarks import restatement_edits  # it builds on this module's helpers
+
     simple: dict[str, Callable[[str, random.Random], str | None]] = {
         "number": edit_number,
         "unit": edit_unit,

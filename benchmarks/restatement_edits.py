@@ -22,6 +22,8 @@ import re
 from functools import cache
 from typing import Any
 
+from benchmarks.minimal_edits import splice_one
+
 # (word as written after a number, pint unit, units it may be restated in)
 _CONVERTIBLE = (
     (r"(?:seconds?|secs?)", "second", ("minute",)),
@@ -193,12 +195,7 @@ def _swap_phrase(
             if old in ("may", "can") and re.match(r"\s+(?:not|be|have)\b", after):
                 continue  # "may not", "may be" (a possibility, not a permission)
             options.append((match, new))
-    if not options:
-        return None
-    match, new = rng.choice(options)
-    if match.group()[0].isupper():
-        new = new[0].upper() + new[1:]
-    return sentence[: match.start()] + new + sentence[match.end() :]
+    return splice_one(sentence, options, rng)
 
 
 def restate(sentence: str, rng: random.Random) -> str | None:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from benchmarks.minimal_edits import make_edit
 from benchmarks.restatement_edits import drop_condition, edit_agent, restate_unit
 
-UREG = pint.UnitRegistry()
+UREG: pint.UnitRegistry = pint.UnitRegistry()
 UNITS = {
     "minutes": "minute",
     "hours": "hour",

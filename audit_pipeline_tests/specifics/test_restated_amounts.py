@@ -241,13 +241,13 @@ def _percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:g}"
 
 
-def _written(number: int, words: bool) -> str:
+def _count(number: int, words: bool) -> str:
     return COUNT_WORDS[number] if words and number in COUNT_WORDS else f"{number:,}"
 
 
 @given(st.integers(1, 3), st.sampled_from(WHOLES), st.booleans())
 def test_one_in_n_is_its_percentage(part: int, whole: int, words: bool) -> None:
-    text = f"may affect up to {_written(part, words)} in {whole:,} people"
+    text = f"may affect up to {_count(part, words)} in {whole:,} people"
     (found,) = quantities(text)
     assert found.unit == "%"
     assert ("n:%", float(_percent(part, whole))) in found.keys
@@ -258,7 +258,7 @@ def test_one_in_n_is_its_percentage(part: int, whole: int, words: bool) -> None:
 def test_no_check_flags_one_in_n_restated_as_a_percentage(
     checks: Verifier, part: int, whole: int, words: bool, subject: str
 ) -> None:
-    evidence = f"{subject} fails for {_written(part, words)} in {whole:,} customers."
+    evidence = f"{subject} fails for {_count(part, words)} in {whole:,} customers."
     claim = f"{subject} fails for {_percent(part, whole)}% of customers."
     for said, restated in ((evidence, claim), (claim, evidence)):
         verdict = _verdict(checks, restated, said)
