@@ -28,12 +28,11 @@ from typing import Any
 from audit_pipeline.verification.entailment import DEFAULT_DIR, EntailmentModel
 from audit_pipeline.verification.windows import claim_window, evidence_sentences
 from benchmarks.meaning_data import DEFAULT_DATA, FABRICATED, VAULTS, load_claims
+from benchmarks.train_entailment import roc_auc
 
 
-def _auc(scores: Sequence[float], bad: Sequence[int]) -> float | None:
-    from sklearn.metrics import roc_auc_score
-
-    return round(float(roc_auc_score(bad, scores)), 4) if len(set(bad)) == 2 else None
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
 def _share(values: Sequence[bool]) -> float | None:
@@ -66,7 +65,7 @@ def score_model(path: Path, data: Path = DEFAULT_DATA) -> dict[str, Any]:
         for i in chosen:
             per_kind[rows[i]["type"]].append(i)
         out[split] = {
-            "auc": _auc(not_entailed, bad),
+            "auc": _rounded(roc_auc(not_entailed, bad)),
             "recall": recall,
             "false_alarm_rate": false_alarms,
             "balanced_accuracy": round((recall + 1 - false_alarms) / 2, 3),

@@ -22,6 +22,7 @@ import re
 from functools import cache
 from typing import Any
 
+from audit_pipeline.text import wordlists
 from benchmarks.minimal_edits import splice_one
 
 # (word as written after a number, pint unit, units it may be restated in)
@@ -64,12 +65,13 @@ _QUANTITY = re.compile(
     + r")\b",
     re.IGNORECASE,
 )
-_WORDS = [
-    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
-    *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
-    *("eighteen", "nineteen", "twenty"),
-]
-_TENS = {30: "thirty", 40: "forty", 50: "fifty", 60: "sixty", 90: "ninety"}
+# A count as the word the specifics reader takes for it (its number-word list), with "zero"
+# and "one"; "hundred" and "dozen" are left out: "a hundred", not a bare word, restates 100.
+_WORD_FOR = {0: "zero", 1: "one"} | {
+    value: word
+    for word, value in wordlists.pairs("specifics", "number_words", int).items()
+    if word not in ("hundred", "dozen")
+}
 # Phrases a policy answer restates in other words (each way only where both read the same).
 _PHRASES = (
     ("at least", "no fewer than"),
@@ -164,9 +166,7 @@ def restate_unit(sentence: str, rng: random.Random) -> str | None:
 
 
 def number_word(value: int) -> str | None:
-    if 0 <= value < len(_WORDS):
-        return _WORDS[value]
-    return _TENS.get(value)
+    return _WORD_FOR.get(value)
 
 
 def restate_number(sentence: str, rng: random.Random) -> str | None:

@@ -130,7 +130,8 @@ def _epochs(
     return stream[: args.max_rows] if args.max_rows else stream
 
 
-def _auc(scores: Sequence[float], bad: Sequence[int]) -> float | None:
+def roc_auc(scores: Sequence[float], bad: Sequence[int]) -> float | None:
+    """ROC AUC of ``scores`` against 0/1 ``bad``; None where only one class is present."""
     from sklearn.metrics import roc_auc_score
 
     return float(roc_auc_score(bad, scores)) if len(set(bad)) == 2 else None
@@ -163,7 +164,7 @@ def held_out_figures(rows: Sequence[dict[str, Any]], not_entailed: Sequence[floa
         scores = [not_entailed[i] for i in indices]
         figures: dict[str, Any] = {
             "rows": len(indices),
-            "auc": _auc(scores, bad),
+            "auc": roc_auc(scores, bad),
             "balanced_accuracy": _balanced([s > 0.5 for s in scores], bad),
             "accuracy": sum((s > 0.5) == b for s, b in zip(scores, bad, strict=True))
             / len(indices),
@@ -176,7 +177,7 @@ def held_out_figures(rows: Sequence[dict[str, Any]], not_entailed: Sequence[floa
                 worst[key] = max(worst.get(key, 0.0), not_entailed[i])
                 gold[key] = rows[i]["response_bad"]
             keys = sorted(worst)
-            figures["response_auc"] = _auc([worst[k] for k in keys], [gold[k] for k in keys])
+            figures["response_auc"] = roc_auc([worst[k] for k in keys], [gold[k] for k in keys])
         out[name] = {k: round(v, 4) if isinstance(v, float) else v for k, v in figures.items()}
     return out
 
